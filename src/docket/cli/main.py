@@ -1,0 +1,60 @@
+"""The ``docket`` command: one sub-app per verb group, user errors as one line."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import sys
+
+import typer
+
+from docket.errors import UserError
+
+app = typer.Typer(
+    name="docket",
+    help="Trustworthy LLM-assisted annotation: relevance by debate, requirement adherence.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+)
+
+# (module, attribute, name or None to merge its commands at top level)
+SUBCOMMANDS: list[tuple[str, str, str | None]] = [
+    ("docket.cli.judge", "app", None),
+    ("docket.cli.eval", "app", "eval"),
+    ("docket.cli.holes", "app", "holes"),
+    ("docket.cli.review", "app", "review"),
+    ("docket.cli.rules", "app", "rules"),
+    ("docket.cli.verify", "app", "verify"),
+]
+
+
+def _register() -> None:
+    for module_name, attribute, name in SUBCOMMANDS:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:  # verb group not built (yet)
+                continue
+            raise
+        sub = getattr(module, attribute)
+        if name is None:
+            for command in sub.registered_commands:
+                app.registered_commands.append(command)
+        else:
+            app.add_typer(sub, name=name)
+
+
+_register()
+
+
+def main() -> None:
+    """Entry point: run the app, turning user errors into one line and exit code 2."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        app()
+    except UserError as exc:
+        typer.secho(f"error: {exc.one_line()}", err=True, fg=typer.colors.RED)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        typer.secho("interrupted: finished work is saved; run again to resume", err=True)
+        sys.exit(130)

@@ -1,0 +1,101 @@
+"""The docket error hierarchy.
+
+Every error docket raises on purpose derives from :class:`DocketError`::
+
+    DocketError
+    ├── UserError                 bad input or configuration; the CLI prints one line, exit 2
+    │   ├── InputError            a malformed input record (file, line, field)
+    │   ├── ConfigError           an invalid setting or model name
+    │   └── MissingDependencyError an optional extra is not installed (names the install command)
+    ├── ModelError                an LLM call failed
+    │   ├── TransientModelError   rate limit, 5xx, timeout, connection: retried by ``llm.Model``
+    │   └── ModelUnavailableError retries exhausted or a permanent failure
+    ├── ParseError                a model reply could not be parsed (never becomes a label)
+    ├── StoreError                the database refused or is inconsistent
+    └── ReviewError               a refused review action (closed task, foreign task, ...)
+
+User-facing errors carry a ``hint`` telling the user how to fix the problem.
+"""
+
+from __future__ import annotations
+
+
+class DocketError(Exception):
+    """Base class for all docket errors."""
+
+    hint: str = ""
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(message)
+        self.message = message
+        if hint:
+            self.hint = hint
+
+    def one_line(self) -> str:
+        """Return the message and the hint as one line for the CLI."""
+        return f"{self.message} ({self.hint})" if self.hint else self.message
+
+
+class UserError(DocketError):
+    """The user gave something docket cannot use; fixable without a code change."""
+
+
+class InputError(UserError):
+    """A malformed input record, located by file, line and field."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | None = None,
+        line: int | None = None,
+        field: str | None = None,
+        hint: str = "",
+    ) -> None:
+        self.path, self.line, self.field = path, line, field
+        where = ":".join(str(p) for p in (path, line) if p is not None)
+        prefix = f"{where}: " if where else ""
+        field_part = f"field '{field}': " if field else ""
+        super().__init__(f"{prefix}{field_part}{message}", hint=hint)
+
+
+class ConfigError(UserError):
+    """An invalid setting, model name or option combination."""
+
+
+class MissingDependencyError(UserError):
+    """An optional dependency is missing; the hint names the install command."""
+
+    def __init__(self, package: str, extra: str) -> None:
+        super().__init__(
+            f"the optional dependency '{package}' is not installed",
+            hint=f"install it with: pip install 'docket[{extra}]'",
+        )
+
+
+class ModelError(DocketError):
+    """An LLM call failed."""
+
+
+class TransientModelError(ModelError):
+    """A failure worth retrying: rate limit, server error, timeout, lost connection."""
+
+
+class ModelUnavailableError(ModelError, UserError):
+    """The model could not be reached or kept failing after all retries."""
+
+
+class ParseError(DocketError):
+    """A model reply could not be parsed into the expected structure."""
+
+    def __init__(self, message: str, *, raw: str = "") -> None:
+        super().__init__(message)
+        self.raw = raw
+
+
+class StoreError(DocketError):
+    """The database refused an operation or holds inconsistent data."""
+
+
+class ReviewError(UserError):
+    """A review action was refused (closed or foreign task, unknown reviewer)."""

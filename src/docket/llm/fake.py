@@ -1,0 +1,83 @@
+"""Scripted provider for tests: a function or a table of regex patterns to replies.
+
+Scripts are registered by name and reached through the normal registry as ``fake:<name>``,
+so tests exercise exactly the code path users run.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from docket.errors import ConfigError
+from docket.llm.provider import register_provider
+from docket.llm.types import Completion, Request
+
+Script = Callable[[Request], str | Completion]
+_SCRIPTS: dict[str, Script] = {}
+
+
+def register_fake(name: str, script: Script | Sequence[tuple[str, str]]) -> str:
+    """Register a script under ``name`` and return the model name ``fake:<name>``.
+
+    ``script`` is either a function of the request returning text (or a Completion, or
+    raising to simulate failures), or a list of ``(regex, reply)`` pairs matched in order
+    against the whole prompt; the first match wins.
+    """
+    _SCRIPTS[name] = script if callable(script) else _table_script(name, list(script))
+    return f"fake:{name}"
+
+
+def _table_script(name: str, table: list[tuple[str, str]]) -> Script:
+    compiled = [(re.compile(pattern, re.S), reply) for pattern, reply in table]
+
+    def script(request: Request) -> str:
+        prompt = request.prompt_text
+        for pattern, reply in compiled:
+            if pattern.search(prompt):
+                return reply
+        raise ConfigError(f"fake model '{name}' has no reply for this prompt")
+
+    return script
+
+
+def _token_count(text: str) -> int:
+    return max(1, len(text.split())) if text else 0
+
+
+@dataclass
+class FakeProvider:
+    """Answers with a registered script; counts calls so tests can assert on them."""
+
+    name: str
+    script: Script
+    max_concurrency: int = 8
+    supports_json_schema: bool = False
+    supports_logprobs: bool = True
+    calls: int = 0
+
+    async def generate(self, request: Request) -> Completion:
+        """Run the script for ``request``."""
+        self.calls += 1
+        reply = self.script(request)
+        if isinstance(reply, Completion):
+            return reply
+        return Completion(
+            text=reply,
+            prompt_tokens=_token_count(request.prompt_text),
+            completion_tokens=_token_count(reply),
+        )
+
+
+def _create(rest: str) -> FakeProvider:
+    if rest not in _SCRIPTS:
+        raise ConfigError(
+            f"unknown fake model 'fake:{rest}'",
+            hint="register it first with docket.llm.fake.register_fake",
+        )
+    return FakeProvider(name=f"fake:{rest}", script=_SCRIPTS[rest])
+
+
+register_provider("fake", _create)
+register_fake("echo", lambda request: request.messages[-1].content)

@@ -1,0 +1,161 @@
+"""The thick Model wrapper: retries, cache, concurrency limit, accounting, parsing.
+
+Engines only ever talk to :class:`Model`; providers stay thin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Generic, TypeVar
+
+from docket.errors import ModelUnavailableError, ParseError, TransientModelError
+from docket.llm.cache import ResponseCache
+from docket.llm.provider import Provider, create_provider
+from docket.llm.types import Completion, Message, Request
+from docket.llm.usage import Usage
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+REASK_TEMPLATE = (
+    "Your previous reply could not be read: {error}. "
+    "Answer again, following the required output format exactly."
+)
+
+
+@dataclass(frozen=True)
+class Parsed(Generic[T]):
+    """Outcome of a structured call: a value, or the raw text that failed to parse.
+
+    ``value`` is None exactly when parsing failed twice (first answer and one re-ask).
+    """
+
+    value: T | None
+    raw: tuple[str, ...]
+    completions: tuple[Completion, ...]
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        """True when the reply parsed."""
+        return self.value is not None
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Exponential backoff with jitter for transient failures."""
+
+    max_retries: int = 4
+    base_delay_s: float = 0.5
+    max_delay_s: float = 20.0
+
+    def delay(self, attempt: int) -> float:
+        """Seconds to wait before retry number ``attempt`` (0-based)."""
+        return min(self.max_delay_s, self.base_delay_s * 2**attempt) * (0.5 + random.random())
+
+
+class Model:
+    """A named model with retries, a response cache, a concurrency limit and usage counters.
+
+    Args:
+        provider: the backend, or a model name understood by the registry.
+        cache: a response cache; None disables caching.
+        retry: retry policy for transient failures.
+        max_concurrency: overrides the provider's own limit.
+    """
+
+    def __init__(
+        self,
+        provider: Provider | str,
+        *,
+        cache: ResponseCache | None = None,
+        retry: RetryPolicy | None = None,
+        max_concurrency: int | None = None,
+    ) -> None:
+        self.provider = create_provider(provider) if isinstance(provider, str) else provider
+        self.cache = cache
+        self.retry = retry or RetryPolicy()
+        self.max_concurrency = max_concurrency or self.provider.max_concurrency
+        self.usage = Usage()
+        self._semaphores: dict[int, asyncio.Semaphore] = {}
+
+    @property
+    def name(self) -> str:
+        """Canonical model name (stored with every judgment)."""
+        return self.provider.name
+
+    def _semaphore(self) -> asyncio.Semaphore:
+        # One semaphore per event loop: sync wrappers may run several loops in turn.
+        loop_id = id(asyncio.get_running_loop())
+        if loop_id not in self._semaphores:
+            self._semaphores[loop_id] = asyncio.Semaphore(self.max_concurrency)
+        return self._semaphores[loop_id]
+
+    async def generate(self, request: Request) -> Completion:
+        """Answer ``request`` from the cache or the provider, retrying transient failures."""
+        key = request.cache_key(self.name)
+        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+            completion = replace(hit, cached=True)
+            self.usage.add_completion(self.name, completion)
+            return completion
+        async with self._semaphore():
+            completion = await self._call_with_retries(request)
+        if self.cache is not None:
+            self.cache.put(key, self.name, completion)
+        self.usage.add_completion(self.name, completion)
+        return completion
+
+    async def _call_with_retries(self, request: Request) -> Completion:
+        for attempt in range(self.retry.max_retries + 1):
+            started = time.perf_counter()
+            try:
+                completion = await self.provider.generate(request)
+            except TransientModelError as exc:
+                if attempt == self.retry.max_retries:
+                    self.usage.failures += 1
+                    raise ModelUnavailableError(
+                        f"model '{self.name}' failed after {attempt + 1} attempts: {exc}",
+                        hint="check that the server is running and reachable, or retry later",
+                    ) from exc
+                self.usage.retries += 1
+                delay = self.retry.delay(attempt)
+                log.warning("%s: transient failure (%s); retry in %.1fs", self.name, exc, delay)
+                await asyncio.sleep(delay)
+                continue
+            if not completion.latency_s:
+                completion = replace(completion, latency_s=time.perf_counter() - started)
+            return completion
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    async def generate_parsed(self, request: Request, parse: Callable[[str], T]) -> Parsed[T]:
+        """Generate and parse; on a parse failure ask once more, then give up honestly.
+
+        ``parse`` raises :class:`ParseError` (or ValueError) for unusable text. A reply that
+        fails twice comes back with ``value=None`` and its raw texts; it is never a label.
+        """
+        first = await self.generate(request)
+        try:
+            return Parsed(parse(first.text), (first.text,), (first,))
+        except (ParseError, ValueError) as exc:
+            error = str(exc)
+        self.usage.parse_failures += 1
+        reask = replace(
+            request,
+            messages=request.messages
+            + (Message("assistant", first.text), Message("user", REASK_TEMPLATE.format(error=error))),
+        )
+        second = await self.generate(reask)
+        try:
+            return Parsed(parse(second.text), (first.text, second.text), (first, second))
+        except (ParseError, ValueError) as exc:
+            self.usage.parse_failures += 1
+            return Parsed(None, (first.text, second.text), (first, second), error=str(exc))
+
+    def generate_sync(self, request: Request) -> Completion:
+        """Blocking wrapper around :meth:`generate` for scripts and notebooks."""
+        return asyncio.run(self.generate(request))

@@ -1,0 +1,74 @@
+"""Values shared by all relevance methods: pairs in, judgments out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+DecidedBy = Literal[
+    "consensus",  # agents agreed in some round (DREAM), or unanimous majority
+    "judge",  # a single LLM judge (single, majority, lara's automatic part)
+    "adjudicator",  # an LLM read the transcript and decided
+    "human",  # a reviewer (or gold standing in for one in simulations)
+    "escalated",  # waiting for a human: label is None
+]
+
+
+@dataclass(frozen=True)
+class Pair:
+    """A query-chunk pair to judge; ``label`` is the gold label (1 relevant) when known."""
+
+    qid: str
+    query: str
+    docid: str
+    text: str
+    label: int | None = None
+    grade: int | None = None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """Identity of the pair: (qid, docid)."""
+        return (self.qid, self.docid)
+
+
+@dataclass(frozen=True)
+class Judgment:
+    """The outcome for one pair, rebuildable from its fields.
+
+    ``label`` is None exactly when the pair is escalated and no human has decided yet.
+    """
+
+    qid: str
+    docid: str
+    method: str
+    label: int | None
+    decided_by: DecidedBy
+    rounds: int = 1
+    grade: int | None = None
+    confidence: float | None = None
+    transcript: tuple[dict[str, Any], ...] = ()
+    usage: dict[str, Any] = field(default_factory=dict)
+    model: str = ""
+    prompt_hash: str = ""
+    config: dict[str, Any] = field(default_factory=dict)
+    parse_failures: int = 0
+    invalid_evidence: int = 0
+
+    @property
+    def escalated(self) -> bool:
+        """True when the pair went (or goes) to a human."""
+        return self.decided_by in ("escalated", "human")
+
+
+class Judge(Protocol):
+    """A relevance method. Batch methods (LARA) post-process with ``finalize``."""
+
+    method: str
+
+    async def judge(self, pair: Pair) -> Judgment:
+        """Judge one pair."""
+        ...
+
+    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
+        """Batch-level step after all pairs were judged (identity for most methods)."""
+        ...

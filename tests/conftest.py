@@ -1,0 +1,29 @@
+"""Test-wide safety: no test can reach a remote endpoint or download anything."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
+
+os.environ["DOCKET_BLOCK_REMOTE"] = "1"
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ.setdefault("MPLCONFIGDIR", str(PROJECT_ROOT / ".cache" / "matplotlib"))
+os.environ.pop("OPENAI_API_KEY", None)
+os.environ.pop("OPENAI_BASE_URL", None)
+
+
+@pytest.fixture
+def shared_data() -> Path:
+    """The folder of real data shared with the project (TREC DL 2021 pairs)."""
+    return SHARED_DATA
+
+
+@pytest.fixture
+def db_url(tmp_path: Path) -> str:
+    """A fresh SQLite database URL per test."""
+    return f"sqlite:///{tmp_path / 'docket.db'}"
