@@ -20,6 +20,7 @@ app = typer.Typer(
 # (module, attribute, name or None to merge its commands at top level)
 SUBCOMMANDS: list[tuple[str, str, str | None]] = [
     ("docket.cli.judge", "app", None),
+    ("docket.cli.export", "app", None),
     ("docket.cli.eval", "app", "eval"),
     ("docket.cli.holes", "app", "holes"),
     ("docket.cli.review", "app", "review"),

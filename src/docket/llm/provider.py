@@ -54,6 +54,7 @@ def create_provider(model_name: str) -> Provider:
 
 
 def _ensure_builtin_providers() -> None:
-    # Imported lazily so that importing docket.llm never imports an SDK.
-    if "fake" not in _FACTORIES:
-        from docket.llm import fake, local, openai_compat  # noqa: F401
+    # Imported lazily so that importing docket.llm never imports an SDK. Always import all
+    # three (a no-op once loaded): checking for one missed the others when a caller had
+    # imported docket.llm.fake directly.
+    from docket.llm import fake, local, openai_compat  # noqa: F401

@@ -1,0 +1,84 @@
+"""``docket judge`` and ``docket export``: judge pairs into the store, export the labels."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from docket.cli.common import console, model_factory
+from docket.cli.summary import print_summary
+from docket.config import load_settings
+from docket.relevance import JudgeOptions, build_judge
+from docket.relevance.pairs_io import read_pairs
+from docket.runner import finalize_job, run_judge_job
+from docket.runner.escalate import enqueue_escalations
+from docket.store import open_store, upsert_job
+
+log = logging.getLogger(__name__)
+app = typer.Typer()
+
+Method = Annotated[str, typer.Option(help="dream | single | lara | majority")]
+
+
+@app.command()
+def judge(
+    pairs_path: Annotated[Path, typer.Argument(metavar="PAIRS", help="JSONL or TSV: qid, query, docid, text[, label]")],
+    method: Method = "dream",
+    model: Annotated[str | None, typer.Option(help="model name (default: local)")] = None,
+    job: Annotated[str | None, typer.Option(help="job name (default: file stem + method)")] = None,
+    db: Annotated[str | None, typer.Option(help="store path or SQLAlchemy URL")] = None,
+    concurrency: Annotated[int | None, typer.Option(help="pairs judged at once")] = None,
+    cache: Annotated[str | None, typer.Option(help="response cache file, or 'off'")] = None,
+    rounds: Annotated[int, typer.Option(help="debate rounds R")] = 2,
+    stances: Annotated[str, typer.Option(help="opposing | swapped | neutral")] = "opposing",
+    agents: Annotated[int, typer.Option(help="debating agents (consensus = unanimous)")] = 2,
+    agent_model: Annotated[list[str] | None, typer.Option(help="model per agent (repeat)")] = None,
+    adjudicator: Annotated[str | None, typer.Option(help="LLM adjudicator model instead of a human")] = None,
+    scale: Annotated[str, typer.Option(help="single judge: binary | graded")] = "binary",
+    samples: Annotated[int, typer.Option(help="majority: samples per pair")] = 5,
+    budget: Annotated[float, typer.Option(help="lara: share of pairs sent to humans")] = 0.035,
+    reviews: Annotated[int, typer.Option(help="independent reviewers per escalated pair")] = 1,
+) -> None:
+    """Judge query-chunk pairs (DREAM debate by default); resumable, results in the store."""
+    settings = load_settings(model=model, db=db, concurrency=concurrency, cache=cache)
+    options = JudgeOptions(
+        method=method, rounds=rounds, stances=stances, agents=agents,
+        agent_models=agent_model or [], adjudicator=adjudicator, scale=scale,
+        samples=samples, budget=budget,
+    )
+    loaded = read_pairs(pairs_path)
+    job_name = job or f"{pairs_path.stem}-{method}"
+    get_model = model_factory(settings)
+    judge_ = build_judge(options, get_model)
+    store = open_store(settings.db)
+    with store.session() as session:
+        upsert_job(
+            session, name=job_name, method=method, model=settings.model,
+            options=options.model_dump(), source=str(pairs_path),
+        )
+    outcome = _run_with_progress(store, job_name, loaded.pairs, judge_, settings.concurrency)
+    results = finalize_job(store, job_name, judge_)
+    queued = enqueue_escalations(store, job_name, results, required_reviews=reviews)
+    print_summary(results, job_name, settings.db, skipped=outcome.skipped, queued=queued)
+    if outcome.error is not None:
+        raise outcome.error
+
+
+def _run_with_progress(store, job_name, pairs, judge_, concurrency):  # type: ignore[no-untyped-def]
+    columns = (TextColumn("[bold]judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task("judge", total=len(pairs))
+
+        def advance(_pair, _judgment):  # type: ignore[no-untyped-def]
+            progress.advance(task)
+
+        outcome = asyncio.run(
+            run_judge_job(store, job_name, pairs, judge_, concurrency=concurrency, on_result=advance)
+        )
+        progress.update(task, completed=outcome.judged + outcome.skipped)
+    return outcome

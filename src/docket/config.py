@@ -1,0 +1,69 @@
+"""Typed settings: one field = one CLI flag = one config key.
+
+Precedence: CLI flag > environment variable ``DOCKET_<FIELD>`` > ``docket.toml``
+(table ``[docket]``) in the working directory > default.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_cache_dir
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from docket.errors import ConfigError
+
+CONFIG_FILE = "docket.toml"
+
+
+def default_cache_path() -> str:
+    """The response cache in the user cache directory (never inside a project by accident)."""
+    return str(Path(user_cache_dir("docket")) / "responses.sqlite")
+
+
+class Settings(BaseModel):
+    """Settings shared by the commands."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    db: str = Field("docket.db", description="store path or SQLAlchemy URL")
+    model: str = Field("local", description="model name, e.g. local or openai:gpt-4o-mini")
+    cache: str = Field(default_factory=default_cache_path, description="response cache file, or 'off'")
+    concurrency: int = Field(4, ge=1, le=256, description="pairs judged at once")
+    max_retries: int = Field(4, ge=0, le=20, description="retries per LLM call on transient failures")
+
+
+def _env_values() -> dict[str, str]:
+    prefix = "DOCKET_"
+    names = set(Settings.model_fields)
+    return {
+        key[len(prefix):].lower(): value
+        for key, value in os.environ.items()
+        if key.startswith(prefix) and key[len(prefix):].lower() in names
+    }
+
+
+def _file_values(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: {exc}", hint="fix the TOML syntax") from exc
+    return dict(data.get("docket", {}))
+
+
+def load_settings(config_path: Path | None = None, **overrides: Any) -> Settings:
+    """Merge file, environment and explicit overrides (None means 'not given')."""
+    values = _file_values(config_path or Path(CONFIG_FILE))
+    values.update(_env_values())
+    values.update({k: v for k, v in overrides.items() if v is not None})
+    try:
+        return Settings(**values)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"])
+        raise ConfigError(f"setting '{field}': {first['msg']}", hint="see docket --help") from exc

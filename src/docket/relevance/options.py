@@ -1,0 +1,78 @@
+"""Options for every relevance method, serialised into each judgment record."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from docket.errors import ConfigError
+
+Method = Literal["dream", "single", "lara", "majority"]
+METHODS: tuple[str, ...] = ("dream", "single", "lara", "majority")
+
+
+class JudgeOptions(BaseModel):
+    """How to judge relevance; one field per CLI flag.
+
+    Attributes:
+        method: ``dream`` (debate), ``single`` (one judge call), ``lara`` (logprob confidence
+            with budgeted human escalation) or ``majority`` (k sampled votes).
+        rounds: maximum debate rounds R (DREAM).
+        stances: ``opposing`` (A relevant, B irrelevant), ``swapped`` (A irrelevant, B
+            relevant) or ``neutral`` (no stance).
+        agents: number of debating agents; consensus means all labels agree.
+        agent_models: one model name per agent; empty means the main model for all.
+        adjudicator: model name of an LLM that decides disagreements from the transcript
+            instead of a human; None escalates to a human.
+        scale: single judge scale, ``binary`` or ``graded`` (0-3, relevant at grade >= 2).
+        samples: number of votes for ``majority``.
+        budget: fraction of pairs LARA sends to humans.
+        max_tokens: cap on generated tokens for debate turns, adjudicator and single judge.
+        temperature: sampling temperature for debate, adjudicator, single judge and LARA.
+        majority_temperature: sampling temperature of the ``majority`` votes (must be > 0).
+        seed: first seed of the ``majority`` votes (vote i uses seed + i).
+        top_logprobs: alternatives requested per token by LARA.
+    """
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    method: Method = "dream"
+    rounds: int = Field(2, ge=1, le=10)
+    stances: Literal["opposing", "swapped", "neutral"] = "opposing"
+    agents: int = Field(2, ge=2, le=8)
+    agent_models: list[str] = Field(default_factory=list)
+    adjudicator: str | None = None
+    scale: Literal["binary", "graded"] = "binary"
+    samples: int = Field(5, ge=1, le=50)
+    budget: float = Field(0.035, ge=0.0, le=1.0)
+    max_tokens: int = Field(80, ge=8, le=4096)
+    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    majority_temperature: float = Field(0.7, gt=0.0, le=2.0)
+    seed: int = 0
+    top_logprobs: int = Field(10, ge=1, le=20)
+
+    @model_validator(mode="after")
+    def _agent_models_match(self) -> JudgeOptions:
+        if self.agent_models and len(self.agent_models) != self.agents:
+            raise ValueError(
+                f"agent_models names {len(self.agent_models)} models for {self.agents} agents"
+            )
+        return self
+
+    @classmethod
+    def checked(cls, **values: Any) -> JudgeOptions:
+        """Build options, turning validation errors into a :class:`ConfigError` with a hint."""
+        try:
+            return cls(**values)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "options"
+            raise ConfigError(
+                f"invalid judge option {where}: {first['msg']}",
+                hint="see `docket judge --help` for the allowed values",
+            ) from exc
+
+    def record(self) -> dict[str, Any]:
+        """Plain JSON-ready dict stored in ``Judgment.config``."""
+        return self.model_dump(mode="json")

@@ -1,0 +1,49 @@
+"""Hand escalated judgments to the human review queue, with the whole debate."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from docket.relevance.types import Judgment, Pair
+from docket.store.base import Store
+
+
+def review_payload(pair: Pair, judgment: Judgment) -> dict:
+    """What a reviewer sees: query, numbered sentences and the debate transcript."""
+    from docket.relevance import split_sentences
+
+    return {
+        "qid": pair.qid,
+        "query": pair.query,
+        "docid": pair.docid,
+        "text": pair.text,
+        "sentences": split_sentences(pair.text),
+        "method": judgment.method,
+        "gold": pair.label,
+        "transcript": [
+            {k: v for k, v in turn.items() if k != "usage"} for turn in judgment.transcript
+        ],
+    }
+
+
+def enqueue_escalations(
+    store: Store, job: str, results: Iterable[tuple[Pair, Judgment]], required_reviews: int = 1
+) -> int:
+    """Create a review task for every escalated, undecided pair; return how many."""
+    from docket.review.queue import enqueue
+
+    count = 0
+    with store.session() as session:
+        for pair, judgment in results:
+            if judgment.decided_by != "escalated":
+                continue
+            enqueue(
+                session,
+                job=job,
+                kind="relevance",
+                item_key=f"{pair.qid}\t{pair.docid}",
+                payload=review_payload(pair, judgment),
+                required_reviews=required_reviews,
+            )
+            count += 1
+    return count

@@ -1,0 +1,112 @@
+"""Reading and writing jobs and judgments."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from docket.errors import ConfigError
+from docket.relevance.types import Judgment, Pair
+from docket.store.tables import Job, JudgmentRecord
+from docket.version import __version__
+
+
+def upsert_job(
+    session: Session, *, name: str, method: str, model: str, options: dict[str, Any], source: str
+) -> Job:
+    """Create the job, or check that a rerun uses the same method, model and options.
+
+    Resuming with different settings would mix incomparable judgments in one job.
+    """
+    job = session.get(Job, name)
+    if job is None:
+        job = Job(
+            name=name, method=method, model=model, options=options, source=source,
+            docket_version=__version__,
+        )
+        session.add(job)
+        session.flush()
+        return job
+    if (job.method, job.model, job.options) != (method, model, options):
+        raise ConfigError(
+            f"job '{name}' already exists with method={job.method}, model={job.model}, "
+            f"options={job.options}",
+            hint="use the same settings to resume it, or pick a new name with --job",
+        )
+    return job
+
+
+def finished_keys(session: Session, job: str) -> set[tuple[str, str]]:
+    """(qid, docid) of every pair of ``job`` that already has a judgment."""
+    rows = session.execute(
+        select(JudgmentRecord.qid, JudgmentRecord.docid).where(JudgmentRecord.job == job)
+    )
+    return {(qid, docid) for qid, docid in rows}
+
+
+def save_judgment(session: Session, job: str, pair: Pair, judgment: Judgment) -> JudgmentRecord:
+    """Insert or update the record of one judgment."""
+    record = session.scalar(
+        select(JudgmentRecord).where(
+            JudgmentRecord.job == job,
+            JudgmentRecord.qid == pair.qid,
+            JudgmentRecord.docid == pair.docid,
+        )
+    )
+    if record is None:
+        record = JudgmentRecord(job=job, qid=pair.qid, docid=pair.docid)
+        session.add(record)
+    record.query, record.text, record.gold = pair.query, pair.text, pair.label
+    _copy_judgment(record, judgment)
+    return record
+
+
+def _copy_judgment(record: JudgmentRecord, judgment: Judgment) -> None:
+    record.method = judgment.method
+    record.label = judgment.label
+    record.grade = judgment.grade
+    record.confidence = judgment.confidence
+    record.decided_by = judgment.decided_by
+    record.rounds = judgment.rounds
+    record.transcript = list(judgment.transcript)
+    record.usage = dict(judgment.usage)
+    record.model = judgment.model
+    record.prompt_hash = judgment.prompt_hash
+    record.config = dict(judgment.config)
+    record.parse_failures = judgment.parse_failures
+    record.invalid_evidence = judgment.invalid_evidence
+    record.docket_version = __version__
+
+
+def judgment_from_record(record: JudgmentRecord) -> Judgment:
+    """Rebuild the in-process Judgment from its stored record."""
+    return Judgment(
+        qid=record.qid,
+        docid=record.docid,
+        method=record.method,
+        label=record.label,
+        decided_by=record.decided_by,  # type: ignore[arg-type]
+        rounds=record.rounds,
+        grade=record.grade,
+        confidence=record.confidence,
+        transcript=tuple(record.transcript or ()),
+        usage=dict(record.usage or {}),
+        model=record.model,
+        prompt_hash=record.prompt_hash,
+        config=dict(record.config or {}),
+        parse_failures=record.parse_failures,
+        invalid_evidence=record.invalid_evidence,
+    )
+
+
+def pair_from_record(record: JudgmentRecord) -> Pair:
+    """The pair a record judged (with its gold label if one was given)."""
+    return Pair(qid=record.qid, query=record.query, docid=record.docid, text=record.text, label=record.gold)
+
+
+def load_judgments(session: Session, job: str) -> list[JudgmentRecord]:
+    """All records of ``job`` in a stable order."""
+    stmt = select(JudgmentRecord).where(JudgmentRecord.job == job).order_by(JudgmentRecord.id)
+    return list(session.scalars(stmt))

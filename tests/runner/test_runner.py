@@ -1,0 +1,75 @@
+"""The runner commits each judgment at once, resumes without LLM calls, keeps work on failure."""
+
+from __future__ import annotations
+
+import asyncio
+
+from docket.relevance.types import Pair
+from docket.runner import run_judge_job
+from docket.store import load_judgments, open_store, upsert_job
+from tests.helpers_judges import KeywordJudge
+
+PAIRS = [
+    Pair("q1", "egg boiling", "d1", "An egg boils in six minutes."),
+    Pair("q1", "egg boiling", "d2", "Chickens need light."),
+    Pair("q2", "seasons cause", "d3", "The tilt is the cause of seasons."),
+    Pair("q2", "seasons cause", "d4", "The moon is far away."),
+]
+
+
+def _store_with_job(db_url: str):  # type: ignore[no-untyped-def]
+    store = open_store(db_url)
+    with store.session() as session:
+        upsert_job(session, name="j", method="keyword", model="none", options={}, source="t")
+    return store
+
+
+def test_rerun_skips_finished_pairs_without_calls(db_url: str) -> None:
+    store = _store_with_job(db_url)
+    first = KeywordJudge()
+    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, first, concurrency=2))
+    assert (outcome.judged, outcome.skipped) == (4, 0)
+    second = KeywordJudge()
+    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, second))
+    assert (outcome.judged, outcome.skipped, second.calls) == (0, 4, [])
+    with store.session() as session:
+        labels = {r.docid: r.label for r in load_judgments(session, "j")}
+    assert labels == {"d1": 1, "d2": 0, "d3": 1, "d4": 0}
+
+
+def test_a_dead_model_keeps_finished_pairs_and_reports(db_url: str) -> None:
+    store = _store_with_job(db_url)
+    judge = KeywordJudge(fail_on={"d3"})
+    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, judge, concurrency=1))
+    assert outcome.error is not None and "server gone" in str(outcome.error)
+    with store.session() as session:
+        saved = {r.docid for r in load_judgments(session, "j")}
+    assert {"d1", "d2"} <= saved and "d3" not in saved
+    resumed = KeywordJudge()
+    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, resumed, concurrency=1))
+    assert outcome.error is None
+    assert set(resumed.calls) == {"d1", "d2", "d3", "d4"} - saved
+
+
+def test_interrupt_keeps_finished_work(db_url: str) -> None:
+    store = _store_with_job(db_url)
+
+    class SlowJudge(KeywordJudge):
+        async def judge(self, pair):  # type: ignore[no-untyped-def]
+            if pair.docid == "d3":
+                await asyncio.sleep(30)
+            return await super().judge(pair)
+
+    async def run_then_cancel() -> None:
+        task = asyncio.create_task(run_judge_job(store, "j", PAIRS, SlowJudge(), concurrency=4))
+        await asyncio.sleep(0.5)
+        task.cancel()
+        try:
+            await task
+        except asyncio.CancelledError:
+            pass
+
+    asyncio.run(run_then_cancel())
+    with store.session() as session:
+        saved = {r.docid for r in load_judgments(session, "j")}
+    assert saved == {"d1", "d2", "d4"}
