@@ -247,8 +247,14 @@ async def test_fake_table_script_matches_in_order_and_refuses_unknown_prompts() 
 
 @pytest.mark.parametrize(
     "name",
-    ["nope:x", "gpt-4o", "fake:never-registered", "openai-compatible:localhost:8000#m",
-     "openai-compatible:http://127.0.0.1:8000/v1", "openai:"],
+    [
+        "nope:x",
+        "gpt-4o",
+        "fake:never-registered",
+        "openai-compatible:localhost:8000#m",
+        "openai-compatible:http://127.0.0.1:8000/v1",
+        "openai:",
+    ],
 )
 def test_bad_model_names_raise_config_error(name: str) -> None:
     with pytest.raises(ConfigError) as info:
@@ -265,7 +271,10 @@ def test_openai_without_key_is_a_config_error(monkeypatch) -> None:
 def test_openai_compatible_name_is_parsed() -> None:
     model = Model("openai-compatible:http://127.0.0.1:8000/v1#llama-3")
     assert model.name == "openai-compatible:http://127.0.0.1:8000/v1#llama-3"
-    assert (model.provider.base_url, model.provider.model) == ("http://127.0.0.1:8000/v1", "llama-3")
+    assert (model.provider.base_url, model.provider.model) == (
+        "http://127.0.0.1:8000/v1",
+        "llama-3",
+    )
 
 
 # --- OpenAI-compatible provider --------------------------------------------------------
@@ -277,7 +286,9 @@ async def test_block_remote_refuses_a_remote_base_url() -> None:
         await model.generate(ask("q"))
 
 
-@pytest.mark.parametrize("url", ["http://localhost:1/v1", "http://127.0.0.5:1/v1", "http://[::1]:1/v1"])
+@pytest.mark.parametrize(
+    "url", ["http://localhost:1/v1", "http://127.0.0.5:1/v1", "http://[::1]:1/v1"]
+)
 def test_block_remote_allows_loopback(url: str) -> None:
     _check_reachable_allowed(url)
 
@@ -323,7 +334,9 @@ def _response(text: str = "yes", logprobs=None, cached: int = 0, finish: str = "
 async def test_openai_params_and_completion_mapping() -> None:
     top = [SimpleNamespace(token="yes", logprob=-0.1), SimpleNamespace(token="no", logprob=-2.4)]
     content = [SimpleNamespace(token="yes", logprob=-0.1, top_logprobs=top)]
-    provider, completions = _provider_with([_response(logprobs=SimpleNamespace(content=content), cached=16)])
+    provider, completions = _provider_with(
+        [_response(logprobs=SimpleNamespace(content=content), cached=16)]
+    )
     request = Request(
         messages=(Message("system", "be brief"), Message("user", "relevant?")),
         max_tokens=3,
@@ -395,3 +408,15 @@ def test_registry_finds_every_builtin_after_importing_fake_first() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "openai-compatible:http://127.0.0.1:1/v1#m"
+
+
+def test_openai_client_is_remade_for_a_new_event_loop() -> None:
+    provider = OpenAICompatibleProvider(name="n", model="m", base_url="http://127.0.0.1:1/v1")
+
+    async def twice() -> tuple:
+        return provider._get_client(), provider._get_client()
+
+    first_a, first_b = asyncio.run(twice())
+    second_a, _ = asyncio.run(twice())
+    assert first_a is first_b  # one client per loop
+    assert second_a is not first_a  # its pool belonged to a closed loop

@@ -52,6 +52,8 @@ def judge(
         samples=samples, budget=budget,
     )
     loaded = read_pairs(pairs_path)
+    if loaded.duplicates:
+        log.warning("%s: %d duplicate pairs judged once", pairs_path, loaded.duplicates)
     job_name = job or f"{pairs_path.stem}-{method}"
     get_model = model_factory(settings)
     judge_ = build_judge(options, get_model)

@@ -1,0 +1,73 @@
+"""IR benchmarks: formats, corpora, holes, filling, re-evaluation, RAG alignment, simulation."""
+
+from docket.ir.corpus import Corpus, CorpusIndex, Document, open_corpus
+from docket.ir.evaluate import (
+    DEFAULT_MEASURES,
+    RankingComparison,
+    SystemsReport,
+    compare_rankings,
+    compare_systems,
+    condense,
+    evaluate_runs,
+    parse_measures,
+)
+from docket.ir.fill import FillResult, PairSet, build_pairs, fill, summarize_fill
+from docket.ir.formats import Qrels, Run, read_qrels, read_queries, read_run, read_runs, write_qrels
+from docket.ir.holes import Hole, HoleReport, find_holes, hole_rate, pool
+from docket.ir.provenance import (
+    ProvenanceRecord,
+    compose_qrels,
+    read_provenance,
+    record_from_judgment,
+    write_provenance,
+)
+from docket.ir.rag import RagAlignment, rag_alignment, read_generation
+from docket.ir.simulate import SimulationReport, balanced_accuracy, drop_judgments, simulate_holes
+from docket.ir.stats import kendall_tau, pearson, tau_ap
+
+__all__ = [
+    "DEFAULT_MEASURES",
+    "Corpus",
+    "CorpusIndex",
+    "Document",
+    "FillResult",
+    "Hole",
+    "HoleReport",
+    "PairSet",
+    "ProvenanceRecord",
+    "Qrels",
+    "RagAlignment",
+    "RankingComparison",
+    "Run",
+    "SimulationReport",
+    "SystemsReport",
+    "balanced_accuracy",
+    "build_pairs",
+    "compare_rankings",
+    "compare_systems",
+    "compose_qrels",
+    "condense",
+    "drop_judgments",
+    "evaluate_runs",
+    "fill",
+    "find_holes",
+    "hole_rate",
+    "kendall_tau",
+    "open_corpus",
+    "parse_measures",
+    "pearson",
+    "pool",
+    "rag_alignment",
+    "read_generation",
+    "read_provenance",
+    "read_qrels",
+    "read_queries",
+    "read_run",
+    "read_runs",
+    "record_from_judgment",
+    "simulate_holes",
+    "summarize_fill",
+    "tau_ap",
+    "write_provenance",
+    "write_qrels",
+]

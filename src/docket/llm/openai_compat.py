@@ -6,6 +6,7 @@ The SDK's own retries are off: retries live once, in ``Model``.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import time
 from dataclasses import dataclass, field
@@ -42,9 +43,14 @@ class OpenAICompatibleProvider:
     supports_json_schema: bool = True
     supports_logprobs: bool = True
     _client: Any = field(default=None, repr=False)
+    _client_loop: Any = field(default=None, repr=False)
 
     def _get_client(self) -> Any:
-        if self._client is None:
+        # The SDK's connection pool belongs to the event loop that created it; a pooled
+        # connection used from a later loop (each generate_sync is a new asyncio.run) fails
+        # with "Event loop is closed". So a client we made is remade for a new loop.
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop not in (None, loop):
             from openai import AsyncOpenAI
 
             _check_reachable_allowed(self.base_url)
@@ -54,6 +60,7 @@ class OpenAICompatibleProvider:
                 timeout=self.timeout_s,
                 max_retries=0,
             )
+            self._client_loop = loop
         return self._client
 
     async def generate(self, request: Request) -> Completion:
@@ -124,10 +131,14 @@ def _logprobs(choice: Any) -> tuple[TokenLogprob, ...]:
 
 def _create_openai(model: str) -> OpenAICompatibleProvider:
     if not model:
-        raise ConfigError("model name missing", hint="write it as openai:<model>, e.g. openai:gpt-4o-mini")
+        raise ConfigError(
+            "model name missing", hint="write it as openai:<model>, e.g. openai:gpt-4o-mini"
+        )
     key = os.environ.get("OPENAI_API_KEY")
     if not key:
-        raise ConfigError("OPENAI_API_KEY is not set", hint="export OPENAI_API_KEY=... or use --model local")
+        raise ConfigError(
+            "OPENAI_API_KEY is not set", hint="export OPENAI_API_KEY=... or use --model local"
+        )
     base = os.environ.get("OPENAI_BASE_URL")
     return OpenAICompatibleProvider(name=f"openai:{model}", model=model, base_url=base, api_key=key)
 

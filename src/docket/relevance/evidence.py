@@ -7,7 +7,31 @@ from collections.abc import Iterable, Sequence
 
 # Words whose trailing period does not end a sentence.
 _ABBREVIATIONS = frozenset(
-    "mr mrs ms dr prof sr jr st vs etc e.g i.e no fig approx inc ltd co u.s a.m p.m cf al".split()
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "no",
+        "fig",
+        "approx",
+        "inc",
+        "ltd",
+        "co",
+        "u.s",
+        "a.m",
+        "p.m",
+        "cf",
+        "al",
+    ]
 )
 _END = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*\s+")
 _LIST_START = re.compile(r"^(?:[-*\u2022#>]|\d+[.)]\s)")

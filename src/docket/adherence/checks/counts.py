@@ -1,0 +1,162 @@
+"""Length checks on one text: words, sentences, paragraphs, characters, letters."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import field_validator
+
+from docket.adherence.checks.base import Bounds, CheckOutcome, checker
+
+WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
+_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s|$)")
+_ABBREVIATIONS = frozenset(
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "approx",
+        "no",
+        "fig",
+        "inc",
+        "ltd",
+        "co",
+    ]
+)
+_BLANK_LINE = re.compile(r"\n[ \t]*\n")
+_DIVIDER = re.compile(r"^\s*\*\*\*\s*$", re.M)
+
+
+def count_outcome(unit: str, starts: list[int], text: str, bounds: Bounds) -> CheckOutcome:
+    """Compare a count of ``unit`` (whose start offsets are ``starts``) with ``bounds``.
+
+    On too many, the span runs from the first unit over the limit to the end of the text.
+    """
+    count = len(starts)
+    problem = bounds.violation(count)
+    summary = f"{count} (allowed: {bounds.describe()})"
+    if problem is None:
+        return CheckOutcome(True, f"{unit}: {summary}")
+    span = None
+    if problem == "too many" and bounds.high is not None:
+        span = (starts[bounds.high], len(text))
+    return CheckOutcome(False, f"{problem} {unit}: {summary}", span)
+
+
+def word_starts(text: str) -> list[int]:
+    """Start offsets of the words of ``text``."""
+    return [m.start() for m in WORD.finditer(text)]
+
+
+def sentence_starts(text: str) -> list[int]:
+    """Start offsets of the sentences of ``text`` (terminal punctuation, abbreviations kept)."""
+    starts: list[int] = []
+    begin = 0
+    for match in _SENTENCE_END.finditer(text):
+        before = text[begin : match.start()].split()
+        last = before[-1].lower().rstrip(".") if before else ""
+        if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha() and match.group() == "."):
+            continue
+        if WORD.search(text, begin, match.start()):
+            starts.append(_skip_space(text, begin))
+        begin = match.end()
+    if WORD.search(text, begin):
+        starts.append(_skip_space(text, begin))
+    return starts
+
+
+def _skip_space(text: str, position: int) -> int:
+    while position < len(text) and text[position].isspace():
+        position += 1
+    return position
+
+
+class CountParams(Bounds):
+    """A count range: ``min``, ``max``, both, or ``exact``."""
+
+
+@checker("word_count", CountParams)
+def word_count(text: str, params: CountParams) -> CheckOutcome:
+    """The number of words is within the range (words: runs of letters/digits, ' and - inside)."""
+    return count_outcome("words", word_starts(text), text, params)
+
+
+@checker("sentence_count", CountParams)
+def sentence_count(text: str, params: CountParams) -> CheckOutcome:
+    """The number of sentences (ended by . ! or ?, common abbreviations ignored) is within the range."""
+    return count_outcome("sentences", sentence_starts(text), text, params)
+
+
+class ParagraphParams(Bounds):
+    """``separator``: ``blank_line`` (default) or ``divider`` (a line of ``***``, as in IFEval)."""
+
+    separator: Literal["blank_line", "divider"] = "blank_line"
+
+
+@checker("paragraph_count", ParagraphParams)
+def paragraph_count(text: str, params: ParagraphParams) -> CheckOutcome:
+    """The number of non-empty paragraphs (separated by blank lines or *** lines) is within the range."""
+    pattern = _BLANK_LINE if params.separator == "blank_line" else _DIVIDER
+    starts, begin = [], 0
+    for match in [*pattern.finditer(text), None]:
+        end = match.start() if match else len(text)
+        if text[begin:end].strip():
+            starts.append(_skip_space(text, begin))
+        begin = match.end() if match else begin
+    return count_outcome("paragraphs", starts, text, params)
+
+
+class CharParams(Bounds):
+    """``spaces``: count whitespace characters too (default true)."""
+
+    spaces: bool = True
+
+
+@checker("char_count", CharParams)
+def char_count(text: str, params: CharParams) -> CheckOutcome:
+    """The number of characters (optionally without whitespace) is within the range."""
+    starts = [i for i, c in enumerate(text) if params.spaces or not c.isspace()]
+    return count_outcome("characters", starts, text, params)
+
+
+class LetterParams(Bounds):
+    """``letter``: the letter to count (case-insensitive)."""
+
+    letter: str
+
+    @field_validator("letter")
+    @classmethod
+    def _one_letter(cls, value: str) -> str:
+        if len(value) != 1 or not value.isalpha():
+            raise ValueError("must be a single letter")
+        return value
+
+
+@checker("letter_count", LetterParams)
+def letter_count(text: str, params: LetterParams) -> CheckOutcome:
+    """A given letter occurs a number of times within the range (case-insensitive)."""
+    letter = params.letter.lower()
+    starts = [i for i, c in enumerate(text) if c.lower() == letter]
+    return count_outcome(f"'{params.letter}' letters", starts, text, params)
+
+
+@checker("uppercase_word_count", CountParams)
+def uppercase_word_count(text: str, params: CountParams) -> CheckOutcome:
+    """The number of ALL-CAPS words (two letters or more) is within the range."""
+    starts = [m.start() for m in WORD.finditer(text) if _is_caps_word(m.group())]
+    return count_outcome("all-caps words", starts, text, params)
+
+
+def _is_caps_word(word: str) -> bool:
+    letters = [c for c in word if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)

@@ -1,0 +1,118 @@
+"""Markup and style checks: letter case, banned punctuation, lists, highlights, placeholders."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+from pydantic import Field
+
+from docket.adherence.checks.base import Bounds, CheckOutcome, Params, checker
+from docket.adherence.checks.counts import WORD, count_outcome
+
+_BULLET = re.compile(r"^[ \t]*[-*+•][ \t]+\S", re.M)
+_NUMBERED = re.compile(r"^[ \t]*(\d+)[.)][ \t]+\S", re.M)
+_HIGHLIGHT = re.compile(
+    r"(?<!\*)\*\*(?![\s*])[^*\n]+?(?<![\s*])\*\*(?!\*)"  # **bold**
+    r"|(?<![*\w])\*(?![\s*])[^*\n]+?(?<![\s*])\*(?![*\w])"  # *italic*
+)
+_PLACEHOLDER = re.compile(r"\[[^\[\]\n]{1,60}\](?!\()")  # [name], but not a [link](url)
+_MINOR_WORDS = frozenset(
+    ["a", "an", "and", "as", "at", "but", "by", "for", "in", "of", "on", "or", "the", "to", "with"]
+)
+
+
+class CaseParams(Params):
+    """``case``: ``lower`` (no capital letters), ``upper`` (no small letters) or ``title``
+    (every word capitalised; short function words such as 'of' may stay small)."""
+
+    case: Literal["lower", "upper", "title"]
+
+
+@checker("letter_case", CaseParams)
+def letter_case(text: str, params: CaseParams) -> CheckOutcome:
+    """The text is all lower case, all upper case, or in title case; the span marks the first offender."""
+    if params.case == "title":
+        return _title_case(text)
+    wrong = str.isupper if params.case == "lower" else str.islower
+    for index, char in enumerate(text):
+        if wrong(char):
+            return CheckOutcome(False, f"not all {params.case} case: '{char}'", (index, index + 1))
+    return CheckOutcome(True, f"all {params.case} case")
+
+
+def _title_case(text: str) -> CheckOutcome:
+    for number, match in enumerate(WORD.finditer(text)):
+        word = match.group()
+        if word[0].isalpha() and word[0].islower():
+            if number and word in _MINOR_WORDS:
+                continue
+            return CheckOutcome(False, f"not in title case: '{word}'", match.span())
+    return CheckOutcome(True, "in title case")
+
+
+class PunctuationParams(Params):
+    """``chars``: the banned characters, e.g. ``","`` or ``"!?"``."""
+
+    chars: str = Field(min_length=1)
+
+
+@checker("punctuation_banned", PunctuationParams)
+def punctuation_banned(text: str, params: PunctuationParams) -> CheckOutcome:
+    """None of the banned characters occurs; the span marks the first one."""
+    for index, char in enumerate(text):
+        if char in params.chars:
+            return CheckOutcome(
+                False, f"contains the banned character '{char}'", (index, index + 1)
+            )
+    return CheckOutcome(True, f"none of {params.chars!r} used")
+
+
+class ListParams(Bounds):
+    """A range for the number of list items."""
+
+
+@checker("bullet_list", ListParams)
+def bullet_list(text: str, params: ListParams) -> CheckOutcome:
+    """The number of bullet items (lines starting with -, *, + or •) is within the range."""
+    return count_outcome("bullet items", [m.start() for m in _BULLET.finditer(text)], text, params)
+
+
+class NumberedParams(Bounds):
+    """``sequential``: items must be numbered 1, 2, 3, ... (default false)."""
+
+    sequential: bool = False
+
+
+@checker("numbered_list", NumberedParams)
+def numbered_list(text: str, params: NumberedParams) -> CheckOutcome:
+    """The number of numbered items (lines like '1.' or '2)') is within the range, optionally in order."""
+    items = list(_NUMBERED.finditer(text))
+    if params.sequential:
+        for expected, item in enumerate(items, start=1):
+            if int(item.group(1)) != expected:
+                found = item.group(1)
+                return CheckOutcome(
+                    False, f"item numbered {found} where {expected} was expected", item.span(1)
+                )
+    return count_outcome("numbered items", [m.start() for m in items], text, params)
+
+
+@checker("highlighted_sections", ListParams)
+def highlighted_sections(text: str, params: ListParams) -> CheckOutcome:
+    """The number of Markdown highlights (*text* or **text**) is within the range."""
+    starts = [m.start() for m in _HIGHLIGHT.finditer(text)]
+    return count_outcome("highlighted sections", starts, text, params)
+
+
+@checker("placeholders", ListParams)
+def placeholders(text: str, params: ListParams) -> CheckOutcome:
+    """The number of square-bracket placeholders like [name] is within the range (max 0: none allowed)."""
+    found = list(_PLACEHOLDER.finditer(text))
+    outcome = count_outcome("placeholders", [m.start() for m in found], text, params)
+    if not outcome.passed and outcome.span is not None and params.high is not None:
+        extra = found[params.high]  # point at the placeholder itself, not to the end
+        return CheckOutcome(
+            False, f"{outcome.explanation}; first extra: '{extra.group()}'", extra.span()
+        )
+    return outcome

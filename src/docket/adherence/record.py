@@ -1,0 +1,83 @@
+"""Annotation records: a dialogue (turns) plus named text fields, read from JSONL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from docket.errors import InputError
+
+
+class Turn(BaseModel):
+    """One dialogue turn.
+
+    Attributes:
+        role: who speaks, e.g. ``user`` or ``assistant``.
+        text: what they say.
+    """
+
+    role: str
+    text: str
+
+
+class Record(BaseModel):
+    """One submission checked against a rule set.
+
+    Attributes:
+        id: the record's identifier, unique within a file.
+        turns: the dialogue so far, oldest first.
+        fields: other named text fields (e.g. ``scenario``, ``summary``).
+    """
+
+    id: str
+    turns: list[Turn] = []
+    fields: dict[str, str] = {}
+
+
+def read_records(path: str | Path) -> list[Record]:
+    """Read records from a JSONL file, one JSON object per line.
+
+    Blank lines are skipped. Nothing is returned unless every line is valid.
+
+    Raises:
+        InputError: the file is missing, or a line is not JSON or not a valid record;
+            the error names the file, the line and the field.
+    """
+    path = Path(path)
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError as exc:
+        raise InputError("file not found", path=str(path)) from exc
+    except UnicodeDecodeError as exc:
+        raise InputError("not UTF-8 text", path=str(path), hint="records are JSON lines") from exc
+    records: list[Record] = []
+    seen: set[str] = set()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        record = parse_record(line, path=str(path), line=number)
+        if record.id in seen:
+            raise InputError(f"duplicate id '{record.id}'", path=str(path), line=number, field="id")
+        seen.add(record.id)
+        records.append(record)
+    return records
+
+
+def parse_record(text: str, *, path: str | None = None, line: int | None = None) -> Record:
+    """Parse one JSON line into a :class:`Record`; errors name path, line and field."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"not valid JSON ({exc.msg}, column {exc.colno})", path=path, line=line
+        ) from exc
+    if not isinstance(data, dict):
+        raise InputError("a record must be a JSON object", path=path, line=line)
+    try:
+        return Record.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(part) for part in first["loc"]) or None
+        raise InputError(first["msg"], path=path, line=line, field=field) from exc

@@ -1,0 +1,249 @@
+"""``docket review``: the human review of escalated items (web app, reviewers, stats)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from docket.config import load_settings
+from docket.store.base import Store, open_store
+
+app = typer.Typer(
+    help="Human review of escalated items: web app, reviewers, assignment, agreement.",
+    no_args_is_help=True,
+)
+
+DbOption = Annotated[str | None, typer.Option("--db", help="store path or SQLAlchemy URL")]
+JobOption = Annotated[str | None, typer.Option("--job", help="only this job")]
+LOCAL_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
+
+
+def _store(db: str | None) -> Store:
+    return open_store(load_settings(db=db).db)
+
+
+def _print(text: str) -> None:
+    typer.echo(text)
+
+
+@app.command()
+def serve(
+    db: DbOption = None,
+    host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="TCP port")] = 8765,
+    allowed_host: Annotated[
+        list[str] | None, typer.Option(help="extra Host header values to accept (repeatable)")
+    ] = None,
+) -> None:
+    """Start the review web app and print its address."""
+    import uvicorn
+
+    from docket.review.web import create_app
+
+    hosts = None if host in ("0.0.0.0", "::") else [*LOCAL_HOSTS, host, *(allowed_host or [])]
+    if hosts is None:
+        typer.secho("warning: listening on all interfaces; use HTTPS in front", err=True)
+    application = create_app(_store(db), allowed_hosts=hosts)
+    shown = f"[{host}]" if ":" in host else host
+    _print(f"docket review: http://{shown}:{port}/  (Ctrl-C to stop)")
+    uvicorn.run(application, host=host, port=port, log_level="warning")
+
+
+@app.command("add-reviewer")
+def add_reviewer_command(
+    name: str,
+    db: DbOption = None,
+    admin: Annotated[bool, typer.Option("--admin", help="may assign work and see stats")] = False,
+    blind: Annotated[
+        bool, typer.Option("--blind", help="never show this reviewer the debate")
+    ] = False,
+) -> None:
+    """Create a reviewer and print their login token (shown only once)."""
+    from docket.review.auth import add_reviewer
+
+    store = _store(db)
+    with store.session() as session:
+        _, token = add_reviewer(session, name, admin=admin, blind=blind)
+    _print(token)
+    typer.secho(f"reviewer '{name}' added; keep the token: it is not stored", err=True)
+
+
+@app.command("reset-token")
+def reset_token_command(name: str, db: DbOption = None) -> None:
+    """Give a reviewer a new login token (the old one and their sessions stop working)."""
+    from docket.review.auth import reset_token
+
+    with _store(db).session() as session:
+        _print(reset_token(session, name))
+
+
+@app.command("set-reviewer")
+def set_reviewer_command(
+    name: str,
+    db: DbOption = None,
+    admin: Annotated[bool | None, typer.Option("--admin/--no-admin")] = None,
+    blind: Annotated[bool | None, typer.Option("--blind/--no-blind")] = None,
+    active: Annotated[bool | None, typer.Option("--active/--inactive")] = None,
+) -> None:
+    """Change a reviewer's role, blind mode, or disable them."""
+    from docket.review.auth import update_reviewer
+
+    with _store(db).session() as session:
+        r = update_reviewer(session, name, admin=admin, blind=blind, active=active)
+        _print(f"{r.name}: admin={r.is_admin} blind={r.blind} active={r.active}")
+
+
+@app.command()
+def reviewers(db: DbOption = None) -> None:
+    """List reviewers."""
+    from sqlalchemy import select
+
+    from docket.review.models import Reviewer
+
+    table = Table("name", "role", "blind", "active")
+    with _store(db).session() as session:
+        for r in session.scalars(select(Reviewer).order_by(Reviewer.name)):
+            table.add_row(
+                r.name, "admin" if r.is_admin else "reviewer", str(r.blind), str(r.active)
+            )
+    Console().print(table)
+
+
+@app.command()
+def assign(
+    job: Annotated[str, typer.Option("--job", help="the job whose open tasks to assign")],
+    reviewer: Annotated[list[str], typer.Option("--reviewer", "-r", help="repeatable")],
+    db: DbOption = None,
+    per_task: Annotated[int | None, typer.Option(help="reviewers per task (default: k)")] = None,
+) -> None:
+    """Spread a job's open tasks over reviewers, least-loaded first."""
+    from docket.review.assign import assign_job
+
+    with _store(db).session() as session:
+        added = assign_job(session, job, reviewer, per_task=per_task, assigned_by="cli")
+    _print(f"{added} new assignment(s)")
+
+
+@app.command()
+def blind(
+    job: Annotated[str, typer.Option("--job", help="the job to split")],
+    fraction: Annotated[float, typer.Option(help="share of undecided tasks to make blind")] = 0.5,
+    seed: Annotated[int, typer.Option(help="random seed")] = 0,
+    db: DbOption = None,
+) -> None:
+    """Hide the debate on a random share of a job's tasks, to measure its effect."""
+    from docket.review.assign import mark_blind
+
+    with _store(db).session() as session:
+        count = mark_blind(session, job, fraction, seed=seed)
+    _print(f"{count} task(s) blind")
+
+
+@app.command()
+def close(task_id: int, db: DbOption = None) -> None:
+    """Close a task: it accepts no more decisions."""
+    from docket.review.queue import close_task
+
+    with _store(db).session() as session:
+        _print(f"task {close_task(session, task_id).id} closed")
+
+
+@app.command()
+def stats(
+    db: DbOption = None,
+    job: JobOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False,
+) -> None:
+    """Tasks done and open, time per decision, agreement (Fleiss' kappa, Krippendorff's alpha)."""
+    from docket.review.stats import review_stats
+
+    with _store(db).session() as session:
+        data = review_stats(session, job=job)
+    if as_json:
+        _print(json.dumps(data, indent=2))
+        return
+    Console().print(_stats_table(data))
+
+
+def _fmt(value: Any) -> str:
+    return "–" if value is None else str(value)
+
+
+def _stats_table(data: dict[str, Any]) -> Table:
+    table = Table("statistic", "value", title="docket review")
+    tasks, time = data["tasks"], data["time"]
+    table.add_row(
+        "tasks (open / done / closed)",
+        f"{tasks['total']} ({tasks['open']} / {tasks['done']} / {tasks['closed']})",
+    )
+    table.add_row(
+        "decisions (corrections)",
+        f"{data['decisions']['total']} ({data['decisions']['corrections']})",
+    )
+    table.add_row(
+        "seconds per decision (mean / median)",
+        f"{_fmt(time['mean_seconds'])} / {_fmt(time['median_seconds'])}",
+    )
+    for name, a in data["agreement"].items():
+        table.add_row(f"agreement {name}: tasks", str(a["n_tasks"]))
+        table.add_row(
+            f"agreement {name}: Fleiss' kappa / Krippendorff's alpha",
+            f"{_fmt(a['fleiss_kappa'])} / {_fmt(a['krippendorff_alpha'])}",
+        )
+    for agent in data["agents"]:
+        table.add_row(
+            f"reviewers agree with agent {agent['agent']}",
+            f"{_fmt(agent['agreement'])} (n={agent['n']})",
+        )
+    for name, g in data["gold"].items():
+        table.add_row(
+            f"vs gold, {name}: accuracy / balanced",
+            f"{_fmt(g['accuracy'])} / {_fmt(g['balanced_accuracy'])} (n={g['n']})",
+        )
+    return table
+
+
+@app.command("export-labelstudio")
+def export_labelstudio_command(
+    out: Annotated[Path, typer.Argument(help="JSON file to write")],
+    db: DbOption = None,
+    job: JobOption = None,
+    config: Annotated[
+        Path | None, typer.Option(help="also write the labeling config XML here")
+    ] = None,
+    annotators: Annotated[bool, typer.Option(help="name reviewers in completed_by.email")] = True,
+) -> None:
+    """Write tasks, decisions and the debate history as Label Studio task JSON."""
+    from docket.review.labelstudio import LABEL_CONFIG, export_labelstudio
+
+    with _store(db).session() as session:
+        tasks = export_labelstudio(session, job=job, annotators=annotators)
+    out.write_text(json.dumps(tasks, ensure_ascii=False, indent=1), encoding="utf-8")
+    if config is not None:
+        config.write_text(LABEL_CONFIG, encoding="utf-8")
+    _print(f"{len(tasks)} task(s) written to {out}")
+
+
+@app.command("import-labelstudio")
+def import_labelstudio_command(
+    path: Annotated[Path, typer.Argument(help="Label Studio JSON export")],
+    db: DbOption = None,
+    job: Annotated[str | None, typer.Option(help="job for tasks that do not name one")] = None,
+    reviewer: Annotated[
+        str, typer.Option(help="reviewer for annotations without completed_by")
+    ] = "labelstudio",
+) -> None:
+    """Enqueue Label Studio tasks and record their annotations as decisions."""
+    from docket.review.labelstudio_import import import_labelstudio
+
+    with _store(db).session() as session:
+        report = import_labelstudio(session, path, job=job, reviewer=reviewer)
+    refused = report.pop("refused")
+    _print(", ".join(f"{k.replace('_', ' ')}: {v}" for k, v in report.items()))
+    for message in refused:
+        typer.secho(f"refused: {message}", err=True)

@@ -1,0 +1,266 @@
+"""``docket verify``: check records against a rule set, feedback statistics, and the server.
+
+``docket verify --rules rules.yaml data.jsonl`` is short for ``docket verify run ...``:
+when the first word after ``verify`` is not a sub-command, ``run`` is meant.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from typer.core import TyperGroup
+
+from docket.adherence.verdict import Verdict
+from docket.adherence.verify import Submission, Verifier, VerifierConfig
+from docket.cli.common import console, model_factory, out
+from docket.cli.verify_report import stats_tables, summary_tables
+from docket.config import load_settings
+from docket.errors import ConfigError
+
+
+class DefaultRunGroup(TyperGroup):
+    """A group that runs ``run`` when the first argument is not a sub-command."""
+
+    def parse_args(self, ctx, args):  # type: ignore[no-untyped-def]
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["run", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(
+    cls=DefaultRunGroup,
+    help="Verify records against SOP rules (fmt by code, sim/sub by LLM); feedback stats; API server.",
+    no_args_is_help=True,
+)
+token_app = typer.Typer(
+    help="Manage bearer tokens for the API and the annotator page.", no_args_is_help=True
+)
+app.add_typer(token_app, name="token")
+
+RulesOpt = Annotated[
+    Path, typer.Option("--rules", "-r", help="rules file (YAML), see `docket rules`")
+]
+SimOpt = Annotated[
+    str | None, typer.Option("--sim-model", help="model for sim rules (default: --model)")
+]
+SubOpt = Annotated[
+    str | None,
+    typer.Option("--sub-model", help="model for sub rules and holistic mode (default: --model)"),
+]
+ModelOpt = Annotated[str | None, typer.Option("--model", help="default model for both LLM tiers")]
+ModeOpt = Annotated[
+    str, typer.Option("--mode", help="atomic (one call per rule) or holistic (one call)")
+]
+TimeoutOpt = Annotated[
+    float, typer.Option("--timeout", help="seconds per LLM check before needs_review")
+]
+OverflowOpt = Annotated[
+    str, typer.Option("--overflow", help="over the prompt budget: truncate or review")
+]
+DbOpt = Annotated[
+    str | None, typer.Option("--db", help="store path or SQLAlchemy URL (default docket.db)")
+]
+CacheOpt = Annotated[str | None, typer.Option("--cache", help="LLM response cache file, or 'off'")]
+
+
+def build_verifier(
+    rules: Path,
+    model: str | None,
+    sim_model: str | None,
+    sub_model: str | None,
+    mode: str,
+    timeout: float,
+    overflow: str,
+    cache: str | None,
+) -> Verifier:
+    """Load the rules and make a verifier with one model per LLM tier."""
+    from docket.adherence.rules import load_rules
+
+    if mode not in ("atomic", "holistic"):
+        raise ConfigError(f"unknown mode '{mode}'", hint="use --mode atomic or --mode holistic")
+    if overflow not in ("truncate", "review"):
+        raise ConfigError(f"unknown overflow policy '{overflow}'", hint="use truncate or review")
+    ruleset = load_rules(rules)
+    settings = load_settings(model=model, cache=cache)
+    get_model = model_factory(settings)
+    tiers = {rule.tier for rule in ruleset.rules}
+    holistic = mode == "holistic"
+    config = VerifierConfig(mode=mode, timeout_s=timeout, overflow=overflow)  # type: ignore[arg-type]
+    return Verifier(
+        ruleset,
+        sim_model=get_model(sim_model) if "sim" in tiers and not holistic else None,
+        sub_model=get_model(sub_model) if "sub" in tiers or (holistic and tiers) else None,
+        config=config,
+    )
+
+
+async def _verify_all(verifier: Verifier, records: list[Any], concurrency: int) -> list[Verdict]:
+    limit = asyncio.Semaphore(concurrency)
+    columns = (TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task("verify", total=len(records))
+
+        async def one(record: Any) -> Verdict:
+            async with limit:
+                verdict = await verifier.verify(Submission(record))
+            progress.advance(task)
+            return verdict
+
+        return list(await asyncio.gather(*(one(record) for record in records)))
+
+
+@app.command("run")
+def run(
+    data: Annotated[Path, typer.Argument(help="records, one JSON object per line")],
+    rules: RulesOpt,
+    model: ModelOpt = None,
+    sim_model: SimOpt = None,
+    sub_model: SubOpt = None,
+    mode: ModeOpt = "atomic",
+    timeout: TimeoutOpt = 60.0,
+    overflow: OverflowOpt = "truncate",
+    concurrency: Annotated[
+        int, typer.Option("--concurrency", min=1, help="records checked at once")
+    ] = 4,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="write one verdict per line (JSONL)")
+    ] = None,
+    db: Annotated[str | None, typer.Option("--db", help="also save runs to this store")] = None,
+    cache: CacheOpt = None,
+) -> None:
+    """Check every record of DATA against the rules; print a summary by rule and tier."""
+    from docket.adherence.record import read_records
+
+    records = read_records(data)
+    verifier = build_verifier(rules, model, sim_model, sub_model, mode, timeout, overflow, cache)
+    verdicts = asyncio.run(_verify_all(verifier, records, concurrency))
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text("".join(v.model_dump_json() + "\n" for v in verdicts), encoding="utf-8")
+    if db is not None:
+        _save(db, verdicts, verifier)
+    for table in summary_tables(verifier.ruleset, verdicts):
+        out.print(table)
+
+
+def _save(db: str, verdicts: list[Verdict], verifier: Verifier) -> None:
+    from docket.adherence.history import save_verdict
+    from docket.adherence.prompts_adherence import PROMPT_VERSION
+    from docket.adherence.verdict import new_result_id
+    from docket.store.base import open_store
+
+    store = open_store(db)
+    models = {tier: m.name for tier, m in verifier.models.items() if m is not None}
+    for verdict in verdicts:
+        save_verdict(
+            store,
+            new_result_id(),
+            verdict,
+            source="batch",
+            models=models,
+            prompt_version=PROMPT_VERSION,
+        )
+    store.close()
+    console.print(f"saved {len(verdicts)} runs to {db}")
+
+
+@app.command("stats")
+def stats(
+    db: DbOpt = None, as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False
+) -> None:
+    """Accepted-and-fixed rate of flags per rule and per tier, from annotator feedback."""
+    from docket.adherence.api import stats_payload
+    from docket.store.base import open_store
+
+    store = open_store(load_settings(db=db).db)
+    payload = stats_payload(store)
+    store.close()
+    if as_json:
+        out.print_json(payload.model_dump_json())
+        return
+    for table in stats_tables(payload.by_rule, payload.by_tier):
+        out.print(table)
+
+
+def _parse_tokens(values: list[str]) -> dict[str, str]:
+    tokens = {}
+    for value in values:
+        name, sep, secret = value.partition("=")
+        name, secret = (name, secret) if sep else ("default", value)
+        if len(secret) < 16:
+            raise ConfigError(
+                "a token must be at least 16 characters", hint="use NAME=TOKEN or TOKEN"
+            )
+        tokens[secret] = name
+    return tokens
+
+
+@app.command("serve")
+def serve(
+    rules: RulesOpt,
+    model: ModelOpt = None,
+    sim_model: SimOpt = None,
+    sub_model: SubOpt = None,
+    mode: ModeOpt = "atomic",
+    timeout: TimeoutOpt = 60.0,
+    overflow: OverflowOpt = "truncate",
+    db: DbOpt = None,
+    cache: CacheOpt = None,
+    host: Annotated[str, typer.Option("--host", help="interface to listen on")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", help="port to listen on")] = 8765,
+    token: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--token", help="bearer token NAME=TOKEN (repeatable); or `docket verify token add`"
+        ),
+    ] = None,
+    secure_cookies: Annotated[
+        bool, typer.Option("--secure-cookies", help="Secure session cookie (HTTPS)")
+    ] = False,
+) -> None:
+    """Start the verification API and the annotator page."""
+    import uvicorn
+
+    from docket.adherence.api import create_app
+    from docket.store.base import open_store
+
+    verifier = build_verifier(rules, model, sim_model, sub_model, mode, timeout, overflow, cache)
+    store = open_store(load_settings(db=db).db)
+    app_ = create_app(
+        verifier, store=store, tokens=_parse_tokens(token or []), secure_cookies=secure_cookies
+    )
+    console.print(f"annotator page: http://{host}:{port}/annotate", soft_wrap=True)
+    console.print(f"API docs:       http://{host}:{port}/docs", soft_wrap=True)
+    uvicorn.run(app_, host=host, port=port, log_level="warning")
+
+
+@token_app.command("add")
+def token_add(
+    name: Annotated[str, typer.Argument(help="who uses the token")], db: DbOpt = None
+) -> None:
+    """Create a token for NAME and print it once (only its hash is stored)."""
+    from docket.adherence.web_auth import add_token
+    from docket.store.base import open_store
+
+    store = open_store(load_settings(db=db).db)
+    out.print(add_token(store, name), soft_wrap=True)
+    store.close()
+
+
+@token_app.command("revoke")
+def token_revoke(
+    name: Annotated[str, typer.Argument(help="whose tokens to revoke")], db: DbOpt = None
+) -> None:
+    """Revoke every token of NAME."""
+    from docket.adherence.web_auth import revoke_tokens
+    from docket.store.base import open_store
+
+    store = open_store(load_settings(db=db).db)
+    count = revoke_tokens(store, name)
+    store.close()
+    console.print(json.dumps({"revoked": count}))

@@ -1,0 +1,86 @@
+"""Tables for ``docket verify``: batch summary by rule and tier, feedback statistics."""
+
+from __future__ import annotations
+
+from collections import Counter
+from statistics import median
+from typing import Any
+
+from rich.table import Table
+
+from docket.adherence.verdict import Verdict
+
+STATUSES = ("pass", "fail", "needs_review")
+
+
+def _counts(verdicts: list[Verdict]) -> tuple[dict[str, Counter[str]], dict[str, Counter[str]]]:
+    by_rule: dict[str, Counter[str]] = {}
+    by_tier: dict[str, Counter[str]] = {}
+    for verdict in verdicts:
+        for result in verdict.results:
+            by_rule.setdefault(result.rule_id, Counter())[result.status] += 1
+            by_tier.setdefault(result.tier, Counter())[result.status] += 1
+    return by_rule, by_tier
+
+
+def _tier_times(verdicts: list[Verdict]) -> dict[str, tuple[float, int]]:
+    walls: dict[str, list[float]] = {}
+    calls: Counter[str] = Counter()
+    for verdict in verdicts:
+        for tier, timing in verdict.tiers.items():
+            walls.setdefault(tier, []).append(timing.wall_ms)
+            calls[tier] += timing.calls
+    return {tier: (median(values), calls[tier]) for tier, values in walls.items()}
+
+
+def summary_tables(ruleset: Any, verdicts: list[Verdict]) -> list[Table]:
+    """A table per rule and a table per tier (counts of pass/fail/needs_review, timing)."""
+    by_rule, by_tier = _counts(verdicts)
+    rules = Table(title=f"{len(verdicts)} records against {ruleset.name} ({ruleset.version})")
+    for column in ("rule", "tier", *STATUSES, "text"):
+        rules.add_column(column, justify="right" if column in STATUSES else "left")
+    for rule in ruleset.rules:
+        counts = by_rule.get(rule.id, Counter())
+        rules.add_row(rule.id, rule.tier, *(str(counts[s]) for s in STATUSES), rule.text[:60])
+    tiers = Table(title="by tier")
+    for column in ("tier", *STATUSES, "LLM calls", "median wall ms"):
+        tiers.add_column(column, justify="left" if column == "tier" else "right")
+    times = _tier_times(verdicts)
+    for tier in sorted(set(by_tier) | set(times)):
+        counts = by_tier.get(tier, Counter())
+        wall, calls = times.get(tier, (0.0, 0))
+        tiers.add_row(tier, *(str(counts[s]) for s in STATUSES), str(calls), f"{wall:.1f}")
+    return [rules, tiers]
+
+
+def _rate(row: dict[str, Any]) -> str:
+    rate = row.get("accepted_rate")
+    return "–" if rate is None else f"{rate:.0%}"
+
+
+def stats_tables(by_rule: list[dict[str, Any]], by_tier: list[dict[str, Any]]) -> list[Table]:
+    """Accepted-and-fixed rate per tier and per rule."""
+    tables = []
+    for title, rows, key in (("by tier", by_tier, "tier"), ("by rule", by_rule, "rule_id")):
+        table = Table(title=f"annotator feedback {title}")
+        for column in (
+            key.replace("_id", ""),
+            "tier",
+            "flags",
+            "accepted",
+            "dismissed",
+            "accepted rate",
+        ):
+            table.add_column(column, justify="left" if column in ("rule", "tier") else "right")
+        for row in rows:
+            first = row[key] if key != "tier" else row["tier"]
+            table.add_row(
+                first,
+                row["tier"],
+                str(row["flags"]),
+                str(row["accepted"]),
+                str(row["dismissed"]),
+                _rate(row),
+            )
+        tables.append(table)
+    return tables

@@ -1,0 +1,149 @@
+"""Filling holes: judge pooled pairs with any relevance method (a :class:`Judge`).
+
+The core, :func:`fill`, takes a judge and an optional ``on_result`` callback called once
+per finished judgment (a job runner persists results there); concurrency is bounded by a
+semaphore. :func:`build_pairs` looks up query and document texts for (qid, docid) keys.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from docket.ir.corpus import Corpus
+from docket.ir.formats import Qrels
+from docket.ir.provenance import (
+    ProvenanceRecord,
+    audit_disagreements,
+    compose_qrels,
+    original_records,
+    record_from_judgment,
+)
+from docket.relevance.types import Judge, Judgment, Pair
+
+OnResult = Callable[[Judgment], Awaitable[None] | None]
+
+
+@dataclass(frozen=True)
+class PairSet:
+    """Pairs ready to judge, and the keys that could not be built.
+
+    Attributes:
+        pairs: pairs with query and document text (gold label set for judged pairs).
+        missing_queries: keys whose query text is unknown.
+        missing_documents: keys whose document is not in the corpus.
+    """
+
+    pairs: tuple[Pair, ...]
+    missing_queries: tuple[tuple[str, str], ...] = ()
+    missing_documents: tuple[tuple[str, str], ...] = ()
+
+
+def build_pairs(
+    keys: Iterable[tuple[str, str]],
+    queries: Mapping[str, str],
+    corpus: Corpus,
+    qrels: Qrels | None = None,
+    rel_level: int = 1,
+) -> PairSet:
+    """Build :class:`Pair` objects for (qid, docid) keys; unknown texts are counted, not fatal.
+
+    Args:
+        keys: pairs to judge, in the order to judge them.
+        queries: ``{qid: query text}``.
+        corpus: document lookup.
+        qrels: when given, judged pairs carry their gold grade and binarised label.
+        rel_level: grade from which a document counts as relevant.
+    """
+    keys = list(dict.fromkeys(keys))
+    documents = corpus.get_many({docid for _, docid in keys})
+    pairs, no_query, no_doc = [], [], []
+    for qid, docid in keys:
+        if qid not in queries:
+            no_query.append((qid, docid))
+        elif docid not in documents:
+            no_doc.append((qid, docid))
+        else:
+            grade = (qrels or {}).get(qid, {}).get(docid)
+            label = None if grade is None else int(grade >= rel_level)
+            pairs.append(Pair(qid, queries[qid], docid, documents[docid].passage, label, grade))
+    return PairSet(tuple(pairs), tuple(no_query), tuple(no_doc))
+
+
+async def fill(
+    pairs: Sequence[Pair],
+    judge: Judge,
+    *,
+    concurrency: int = 4,
+    on_result: OnResult | None = None,
+) -> list[Judgment]:
+    """Judge ``pairs`` with at most ``concurrency`` in flight, then apply ``judge.finalize``.
+
+    Args:
+        pairs: the pairs to judge.
+        judge: any relevance method implementing the Judge protocol.
+        concurrency: maximum pairs judged at once.
+        on_result: called (or awaited, if it returns an awaitable) with each judgment as
+            soon as it is finished, before ``finalize``.
+
+    Returns:
+        Finalized judgments in the order of ``pairs``.
+    """
+    semaphore = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(pair: Pair) -> Judgment:
+        async with semaphore:
+            judgment = await judge.judge(pair)
+        if on_result is not None:
+            outcome = on_result(judgment)
+            if inspect.isawaitable(outcome):
+                await outcome
+        return judgment
+
+    judgments = await asyncio.gather(*(one(pair) for pair in pairs))
+    return judge.finalize(list(judgments))
+
+
+@dataclass(frozen=True)
+class FillResult:
+    """Judgments of a fill run, turned into provenance and completed qrels.
+
+    Attributes:
+        judgments: judgments of the holes (and of audited pairs, when auditing).
+        records: provenance records: every original pair, then one per judgment.
+        completed: original qrels plus the new labels at the requested level.
+        disagreements: audit records whose label differs from the original label.
+    """
+
+    judgments: tuple[Judgment, ...]
+    records: tuple[ProvenanceRecord, ...]
+    completed: Qrels
+    disagreements: tuple[ProvenanceRecord, ...] = ()
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def summarize_fill(
+    original: Qrels,
+    judgments: Sequence[Judgment],
+    *,
+    level: str = "reviewed",
+    rel_level: int = 1,
+) -> FillResult:
+    """Provenance, completed qrels and audit disagreements for finished judgments."""
+    records = original_records(original, rel_level)
+    for judgment in judgments:
+        grade = original.get(judgment.qid, {}).get(judgment.docid)
+        records.append(record_from_judgment(judgment, rel_level, original=grade))
+    counts: dict[str, int] = {}
+    for record in records[len(records) - len(judgments) :]:
+        name = ("audit " if record.audit else "") + record.source
+        counts[name] = counts.get(name, 0) + 1
+    return FillResult(
+        judgments=tuple(judgments),
+        records=tuple(records),
+        completed=compose_qrels(original, records, level, rel_level),  # type: ignore[arg-type]
+        disagreements=tuple(audit_disagreements(original, judgments, rel_level)),
+        counts=counts,
+    )

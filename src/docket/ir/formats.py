@@ -1,0 +1,300 @@
+"""TREC qrels and run files, queries (TSV or JSONL).
+
+Conventions:
+
+* Qrels are plain ``dict[qid, dict[docid, grade]]`` (the form ``ir_measures`` accepts).
+* A run is ranked as ``trec_eval`` ranks it: by score descending, ties broken by docid
+  descending; the rank column is validated but not used for ordering. Every docket
+  computation (holes, measures, condensed lists) uses this one order.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import math
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from operator import itemgetter
+from pathlib import Path
+from typing import IO
+
+from docket.errors import InputError
+
+Qrels = dict[str, dict[str, int]]
+
+#: Grades accepted by default: TREC collections use -2 (junk) up to 4 (navigational).
+DEFAULT_GRADES: frozenset[int] = frozenset(range(-2, 5))
+
+
+def open_text(path: str | Path) -> IO[str]:
+    """Open a text file for reading, transparently decompressing ``.gz``."""
+    path = Path(path)
+    if not path.exists():
+        raise InputError(f"file not found: {path}", hint="check the path")
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return path.open(encoding="utf-8")
+
+
+def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
+    """Numbered non-blank lines of a text file (1-based line numbers)."""
+    with open_text(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            if line.strip():
+                yield number, line
+
+
+def read_qrels(path: str | Path, grades: Iterable[int] | None = None) -> Qrels:
+    """Read a TREC qrels file (``qid iteration docid grade``).
+
+    Args:
+        path: the qrels file (optionally gzipped).
+        grades: accepted relevance grades; default :data:`DEFAULT_GRADES`.
+
+    Raises:
+        InputError: a line without four columns, a non-integer or unknown grade, or two
+            different grades for the same pair (names file, line and field).
+    """
+    allowed = frozenset(grades) if grades is not None else DEFAULT_GRADES
+    qrels: Qrels = {}
+    for number, line in _lines(path):
+        parts = line.split()
+        if len(parts) != 4:
+            raise InputError(
+                f"expected 4 columns (qid iteration docid grade), found {len(parts)}",
+                path=str(path),
+                line=number,
+                hint="TREC qrels lines look like: 101 0 doc7 1",
+            )
+        qid, _, docid, raw = parts
+        grade = _parse_grade(raw, allowed, path, number)
+        known = qrels.setdefault(qid, {})
+        if known.get(docid, grade) != grade:
+            raise InputError(
+                f"pair ({qid}, {docid}) is judged twice with different grades",
+                path=str(path),
+                line=number,
+                field="grade",
+            )
+        known[docid] = grade
+    return qrels
+
+
+def _parse_grade(raw: str, allowed: frozenset[int], path: str | Path, number: int) -> int:
+    try:
+        grade = int(raw)
+    except ValueError:
+        raise InputError(
+            f"relevance '{raw}' is not an integer", path=str(path), line=number, field="grade"
+        ) from None
+    if grade not in allowed:
+        raise InputError(
+            f"unknown relevance value {grade} (accepted: {sorted(allowed)})",
+            path=str(path),
+            line=number,
+            field="grade",
+            hint="pass --grades to accept other values",
+        )
+    return grade
+
+
+def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: str | Path) -> None:
+    """Write qrels in TREC format, sorted by qid then docid."""
+    with Path(path).open("w", encoding="utf-8") as handle:
+        for qid in sorted(qrels):
+            for docid in sorted(qrels[qid]):
+                handle.write(f"{qid} 0 {docid} {qrels[qid][docid]}\n")
+
+
+def count_judgments(qrels: Mapping[str, Mapping[str, int]]) -> int:
+    """Number of judged (qid, docid) pairs."""
+    return sum(len(docs) for docs in qrels.values())
+
+
+@dataclass(frozen=True)
+class Run:
+    """A retrieval system's ranked lists.
+
+    Attributes:
+        name: system name (the file name without extension by default).
+        ranking: for each query, docids in rank order (best first, no duplicates).
+        duplicates: repeated documents within one query's ranking that were dropped
+            (the first occurrence in the file is kept).
+        path: the file the run came from, if any.
+    """
+
+    name: str
+    ranking: dict[str, tuple[str, ...]]
+    duplicates: int = 0
+    path: str = ""
+
+    def top(self, qid: str, depth: int | None) -> tuple[str, ...]:
+        """The first ``depth`` documents of a query (all when ``depth`` is None)."""
+        docs = self.ranking.get(qid, ())
+        return docs if depth is None else docs[:depth]
+
+    def to_ir_measures(self, depth: int | None = None) -> dict[str, dict[str, float]]:
+        """The run as ``ir_measures`` input, with scores that encode docket's order.
+
+        Scores are replaced by descending integers so that every provider (pytrec_eval,
+        Judged, ...) sees exactly the same order, whatever its own tie-breaking.
+        """
+        out: dict[str, dict[str, float]] = {}
+        for qid, docs in self.ranking.items():
+            top = docs if depth is None else docs[:depth]
+            if top:
+                out[qid] = dict(zip(top, map(float, range(len(top), 0, -1)), strict=True))
+        return out
+
+
+def run_name(path: str | Path) -> str:
+    """System name for a run file: its name without ``.gz`` and the last extension."""
+    name = Path(path).name
+    name = name[:-3] if name.endswith(".gz") else name
+    return name.rsplit(".", 1)[0] if "." in name[1:] else name
+
+
+def read_run(path: str | Path, name: str | None = None) -> Run:
+    """Read a TREC run file (``qid Q0 docid rank score tag``).
+
+    Raises:
+        InputError: a line without six columns, a non-integer rank, a non-numeric or
+            non-finite score, or an empty file (names file, line and field).
+    """
+    scores: dict[str, dict[str, float]] = {}
+    duplicates = 0
+    # The hot loop of loading: kept flat because runs have millions of lines.
+    with open_text(path) as handle:
+        for number, line in enumerate(handle, start=1):
+            parts = line.split()
+            if len(parts) != 6:
+                if not parts:
+                    continue
+                _bad_columns(len(parts), path, number)
+            qid, _, docid, rank, raw_score, _ = parts
+            try:
+                score = float(raw_score)
+            except ValueError:
+                score = math.nan
+            if not (rank.isdigit() and math.isfinite(score)):
+                _check_numbers(rank, raw_score, score, path, number)
+            docs = scores.get(qid)
+            if docs is None:
+                docs = scores[qid] = {}
+            if docid in docs:
+                duplicates += 1
+            else:
+                docs[docid] = score
+    if not scores:
+        raise InputError("run file is empty", path=str(path), hint="give a TREC run file")
+    ranking = {qid: _ranked(docs) for qid, docs in scores.items()}
+    return Run(name or run_name(path), ranking, duplicates, str(path))
+
+
+def _bad_columns(found: int, path: str | Path, number: int) -> None:
+    raise InputError(
+        f"expected 6 columns (qid Q0 docid rank score tag), found {found}",
+        path=str(path),
+        line=number,
+        hint="TREC run lines look like: 101 Q0 doc7 1 12.5 bm25",
+    )
+
+
+def _check_numbers(rank: str, raw_score: str, score: float, path: str | Path, number: int) -> None:
+    """Raise for a non-integer rank or a non-finite score (``rank`` may be signed)."""
+    try:
+        int(rank)
+    except ValueError:
+        raise InputError(
+            f"rank '{rank}' is not an integer", path=str(path), line=number, field="rank"
+        ) from None
+    if not math.isfinite(score):
+        raise InputError(
+            f"score '{raw_score}' is not a finite number",
+            path=str(path),
+            line=number,
+            field="score",
+        )
+
+
+def _ranked(docs: dict[str, float]) -> tuple[str, ...]:
+    # trec_eval order: score descending, then docid descending.
+    ordered = sorted(docs.items(), key=itemgetter(1, 0), reverse=True)
+    return tuple(docid for docid, _ in ordered)
+
+
+def read_runs(paths: Iterable[str | Path]) -> list[Run]:
+    """Read several runs; names clashing between files get the parent folder as prefix."""
+    runs = [read_run(path) for path in paths]
+    seen: dict[str, int] = {}
+    for run in runs:
+        seen[run.name] = seen.get(run.name, 0) + 1
+    return [
+        Run(f"{Path(run.path).parent.name}/{run.name}", run.ranking, run.duplicates, run.path)
+        if seen[run.name] > 1
+        else run
+        for run in runs
+    ]
+
+
+def read_queries(path: str | Path) -> dict[str, str]:
+    """Read queries from TSV (``qid<TAB>text``) or JSONL (``_id``/``id``/``qid`` + ``text``/``query``).
+
+    ``irds:<dataset id>`` reads the queries of a local ``ir_datasets`` dataset.
+
+    Raises:
+        InputError: a line without an id or text, or invalid JSON.
+    """
+    if str(path).startswith("irds:"):
+        from docket.ir.irds import read_queries as read_irds_queries
+
+        return read_irds_queries(str(path).removeprefix("irds:"))
+    is_jsonl = ".jsonl" in Path(path).name or ".json" in Path(path).name
+    parse = _query_from_json if is_jsonl else _query_from_tsv
+    queries: dict[str, str] = {}
+    for number, line in _lines(path):
+        qid, text = parse(line, path, number)
+        queries[qid] = text
+    return queries
+
+
+def _query_from_tsv(line: str, path: str | Path, number: int) -> tuple[str, str]:
+    parts = line.rstrip("\n").split("\t")
+    if len(parts) < 2 or not parts[0].strip() or not parts[1].strip():
+        raise InputError(
+            "expected 'qid<TAB>text'",
+            path=str(path),
+            line=number,
+            hint="separate id and text by a tab",
+        )
+    return parts[0].strip(), parts[1].strip()
+
+
+def _query_from_json(line: str, path: str | Path, number: int) -> tuple[str, str]:
+    record = parse_json_line(line, path, number)
+    qid = first_field(record, ("_id", "id", "qid"), path, number)
+    text = first_field(record, ("text", "query"), path, number)
+    return qid, text
+
+
+def parse_json_line(line: str, path: str | Path, number: int) -> dict:
+    """Decode one JSONL line holding an object, or raise InputError."""
+    try:
+        record = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"invalid JSON: {exc.msg}", path=str(path), line=number) from None
+    if not isinstance(record, dict):
+        raise InputError("expected a JSON object", path=str(path), line=number)
+    return record
+
+
+def first_field(record: dict, names: tuple[str, ...], path: str | Path, number: int) -> str:
+    """The first of ``names`` present in ``record``, as a string; InputError if none."""
+    for name in names:
+        value = record.get(name)
+        if value is not None and str(value) != "":
+            return str(value)
+    raise InputError(
+        f"missing field (one of {', '.join(names)})", path=str(path), line=number, field=names[0]
+    )

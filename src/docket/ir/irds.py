@@ -1,0 +1,95 @@
+"""Optional access to ``ir_datasets`` collections whose data is already on this machine.
+
+docket never downloads: while it reads a dataset, ``ir_datasets``' HTTP download is
+replaced by an error, so missing data becomes a clear :class:`UserError`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from docket.errors import MissingDependencyError, UserError
+from docket.ir.corpus import Document
+
+
+class _DownloadBlocked(Exception):
+    """Raised instead of an HTTP download."""
+
+
+def _module() -> Any:
+    try:
+        import ir_datasets
+    except ImportError:
+        raise MissingDependencyError("ir_datasets", "ir") from None
+    return ir_datasets
+
+
+@contextlib.contextmanager
+def _no_download(dataset_id: str) -> Iterator[None]:
+    """Turn any attempted download into a UserError naming the dataset."""
+    _module()
+    download = importlib.import_module("ir_datasets.util.download").RequestsDownload
+
+    def blocked(self: Any, *args: Any, **kwargs: Any) -> Any:
+        raise _DownloadBlocked(getattr(self, "url", "?"))
+
+    saved = download.__iter__
+    download.__iter__ = blocked
+    try:
+        yield
+    except _DownloadBlocked as exc:
+        raise UserError(
+            f"the data of ir_datasets '{dataset_id}' is not on this machine (it would download {exc})",
+            hint=f"fetch it once with `ir_datasets export {dataset_id} docs > /dev/null`, "
+            "or pass the corpus as a .jsonl/.tsv file",
+        ) from None
+    finally:
+        download.__iter__ = saved
+
+
+def load(dataset_id: str) -> Any:
+    """The ``ir_datasets`` dataset object, or a UserError for an unknown id."""
+    module = _module()
+    try:
+        return module.load(dataset_id)
+    except KeyError:
+        raise UserError(
+            f"unknown ir_datasets id '{dataset_id}'", hint="see https://ir-datasets.com for ids"
+        ) from None
+
+
+class IrDatasetsCorpus:
+    """Document lookup through the dataset's own docs store (no copy into docket)."""
+
+    def __init__(self, dataset_id: str) -> None:
+        self.dataset_id = dataset_id
+        self.dataset = load(dataset_id)
+        if not self.dataset.has_docs():
+            raise UserError(f"ir_datasets '{dataset_id}' has no documents")
+
+    def get_many(self, docids: Iterable[str]) -> dict[str, Document]:
+        """The documents found among ``docids``."""
+        with _no_download(self.dataset_id):
+            found = self.dataset.docs_store().get_many(list(docids))
+        return {docid: _document(doc) for docid, doc in found.items()}
+
+
+def _document(doc: Any) -> Document:
+    text = getattr(doc, "text", None)
+    if text is None:
+        text = doc.default_text()
+    return Document(doc.doc_id, text, str(getattr(doc, "title", "") or ""))
+
+
+def read_queries(dataset_id: str) -> dict[str, str]:
+    """Queries of an ``ir_datasets`` dataset as ``{qid: text}``."""
+    dataset = load(dataset_id)
+    if not dataset.has_queries():
+        raise UserError(f"ir_datasets '{dataset_id}' has no queries")
+    with _no_download(dataset_id):
+        return {
+            q.query_id: getattr(q, "text", None) or q.default_text() for q in dataset.queries_iter()
+        }

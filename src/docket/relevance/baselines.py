@@ -1,0 +1,154 @@
+"""Baselines: one LLM judge (binary or graded 0-3) and a majority of sampled votes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections import Counter
+from dataclasses import replace
+from typing import Any
+
+from docket.llm.model import Model, Parsed
+from docket.relevance import prompts
+from docket.relevance.evidence import split_sentences
+from docket.relevance.options import JudgeOptions
+from docket.relevance.parsing import parse_grade, parse_turn
+from docket.relevance.records import failures_of, parsed_usage, sum_usage
+from docket.relevance.types import Judgment, Pair
+
+RELEVANT_GRADE = 2
+"""Graded judgments count as relevant from this grade on (TREC DL binarisation)."""
+
+
+def shared_for(pair: Pair) -> str:
+    """The shared prompt block of ``pair`` (the same prefix DREAM uses)."""
+    sentences = [prompts.neutralise(s) for s in split_sentences(pair.text)]
+    return prompts.shared_block(pair.query, sentences)
+
+
+def call_record(parsed: Parsed[Any], model_name: str, **fields: Any) -> dict[str, Any]:
+    """A transcript entry for one structured call."""
+    return {
+        **fields,
+        "model": model_name,
+        "raw": list(parsed.raw),
+        "parsed": parsed.ok,
+        "error": parsed.error,
+        "parse_failures": failures_of(parsed),
+        "usage": parsed_usage(model_name, parsed),
+    }
+
+
+def base_judgment(
+    pair: Pair, method: str, options: JudgeOptions, model: Model, transcript: list[dict[str, Any]]
+) -> Judgment:
+    """An escalated judgment carrying the transcript and its accounting; callers fill the label."""
+    return Judgment(
+        qid=pair.qid,
+        docid=pair.docid,
+        method=method,
+        label=None,
+        decided_by="escalated",
+        transcript=tuple(transcript),
+        usage=sum_usage(entry["usage"] for entry in transcript),
+        model=model.name,
+        prompt_hash=prompts.PROMPT_HASH,
+        config=options.record(),
+        parse_failures=sum(entry["parse_failures"] for entry in transcript),
+    )
+
+
+class SingleJudge:
+    """One call per pair: a binary label, or a 0-3 grade binarised at grade >= 2.
+
+    An unparsed reply (after one re-ask) escalates the pair; it never becomes a label.
+    """
+
+    method = "single"
+
+    def __init__(self, options: JudgeOptions, model: Model) -> None:
+        self.options = options
+        self.model = model
+
+    async def judge(self, pair: Pair) -> Judgment:
+        """Judge one pair with one call (two if the reply had to be re-asked)."""
+        if self.options.scale == "graded":
+            return await self._graded(pair)
+        request = prompts.single_binary_request(
+            shared_for(pair), self.options.max_tokens, self.options.temperature
+        )
+        parsed = await self.model.generate_parsed(request, prompts.prefilled(request, parse_turn))
+        reply = parsed.value
+        record = call_record(
+            parsed,
+            self.model.name,
+            label=reply.label if reply else None,
+            reasoning=reply.reasoning if reply else "",
+        )
+        judgment = base_judgment(pair, self.method, self.options, self.model, [record])
+        return replace(judgment, label=reply.label, decided_by="judge") if reply else judgment
+
+    async def _graded(self, pair: Pair) -> Judgment:
+        request = prompts.single_graded_request(
+            pair.query, pair.text, self.options.max_tokens, self.options.temperature
+        )
+        parsed = await self.model.generate_parsed(request, prompts.prefilled(request, parse_grade))
+        record = call_record(parsed, self.model.name, grade=parsed.value)
+        judgment = base_judgment(pair, self.method, self.options, self.model, [record])
+        if parsed.value is None:
+            return judgment
+        grade = parsed.value
+        return replace(
+            judgment, label=int(grade >= RELEVANT_GRADE), grade=grade, decided_by="judge"
+        )
+
+    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
+        """Identity."""
+        return judgments
+
+
+class MajorityJudge:
+    """``samples`` votes at temperature > 0 with distinct seeds; the majority label wins.
+
+    Unparsed votes do not vote. A tie (or no parsed vote) escalates the pair.
+    ``confidence`` is the majority's share of the parsed votes.
+    """
+
+    method = "majority"
+
+    def __init__(self, options: JudgeOptions, model: Model) -> None:
+        self.options = options
+        self.model = model
+
+    async def judge(self, pair: Pair) -> Judgment:
+        """Collect the votes concurrently and count them."""
+        shared = shared_for(pair)
+        votes = await asyncio.gather(*(self._vote(shared, i) for i in range(self.options.samples)))
+        judgment = base_judgment(pair, self.method, self.options, self.model, list(votes))
+        counts = Counter(v["label"] for v in votes if v["label"] is not None)
+        ranked = counts.most_common()
+        if not ranked or (len(ranked) > 1 and ranked[0][1] == ranked[1][1]):
+            return judgment
+        label, count = ranked[0]
+        return replace(judgment, label=label, decided_by="judge", confidence=count / counts.total())
+
+    async def _vote(self, shared: str, index: int) -> dict[str, Any]:
+        request = replace(
+            prompts.single_binary_request(
+                shared, self.options.max_tokens, self.options.majority_temperature
+            ),
+            seed=self.options.seed + index,
+        )
+        parsed = await self.model.generate_parsed(request, prompts.prefilled(request, parse_turn))
+        reply = parsed.value
+        return call_record(
+            parsed,
+            self.model.name,
+            sample=index,
+            seed=request.seed,
+            label=reply.label if reply else None,
+            reasoning=reply.reasoning if reply else "",
+        )
+
+    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
+        """Identity."""
+        return judgments

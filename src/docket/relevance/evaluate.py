@@ -1,0 +1,225 @@
+"""Compare relevance methods on gold-labelled pairs, with escalation-vs-accuracy curves.
+
+DREAM's curve varies the number of rounds R; LARA's varies the human budget. LARA is judged
+once and its online procedure replayed per budget with gold (or supplied human decisions)
+standing in for humans. Re-running DREAM for other R repeats the earlier rounds' calls;
+give the models a response cache to make them free.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from docket.errors import InputError
+from docket.relevance.factory import GetModel, build_judge
+from docket.relevance.lara import simulate_lara
+from docket.relevance.metrics import Key, MethodMetrics, compute_metrics
+from docket.relevance.options import JudgeOptions
+from docket.relevance.types import Judge, Judgment, Pair
+
+DREAM_ROUNDS: tuple[int, ...] = (1, 2, 3)
+LARA_BUDGETS: tuple[float, ...] = (0.0, 0.035, 0.125, 0.25, 0.5)
+OnPair = Callable[[str, Judgment], None]
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    """One setting of a method: its escalation rate and balanced accuracy."""
+
+    method: str
+    setting: str
+    value: float
+    escalation_rate: float
+    balanced_accuracy: float | None
+
+
+@dataclass
+class EvalReport:
+    """Metrics per method, curves for DREAM and LARA, and the judgments behind them."""
+
+    pairs: int
+    duplicates: int
+    options: dict[str, Any]
+    metrics: dict[str, MethodMetrics]
+    curves: dict[str, list[CurvePoint]]
+    judgments: dict[str, list[Judgment]] = field(default_factory=dict, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        """Report as plain JSON (without the judgments)."""
+        return {
+            "pairs": self.pairs,
+            "duplicates": self.duplicates,
+            "options": self.options,
+            "methods": {name: m.to_json() for name, m in self.metrics.items()},
+            "curves": {
+                name: [point.__dict__ for point in points] for name, points in self.curves.items()
+            },
+        }
+
+
+async def judge_pairs(
+    judge: Judge,
+    pairs: Sequence[Pair],
+    on_pair: OnPair | None = None,
+    tag: str = "",
+    concurrency: int = 16,
+) -> list[Judgment]:
+    """Judge pairs, at most ``concurrency`` at once, in input order; then ``finalize``."""
+    return judge.finalize(await _judge_all(judge, pairs, on_pair, tag, concurrency))
+
+
+async def _judge_all(
+    judge: Judge, pairs: Sequence[Pair], on_pair: OnPair | None, tag: str, concurrency: int
+) -> list[Judgment]:
+    semaphore = asyncio.Semaphore(concurrency)
+
+    async def one(pair: Pair) -> Judgment:
+        async with semaphore:
+            judgment = await judge.judge(pair)
+        if on_pair is not None:
+            on_pair(tag or judge.method, judgment)
+        return judgment
+
+    return list(await asyncio.gather(*(one(pair) for pair in pairs)))
+
+
+def gold_labels(pairs: Sequence[Pair]) -> dict[Key, int]:
+    """Gold labels by (qid, docid); refuses a set without any."""
+    gold = {pair.key: pair.label for pair in pairs if pair.label is not None}
+    if not gold:
+        raise InputError(
+            "no gold labels",
+            field="label",
+            hint="evaluation needs a 'label' (0/1) or 'grade' on the pairs",
+        )
+    return gold
+
+
+async def evaluate_methods(
+    pairs: Sequence[Pair],
+    methods: Sequence[str],
+    options: JudgeOptions,
+    get_model: GetModel,
+    *,
+    humans: Mapping[Key, int] | None = None,
+    duplicates: int = 0,
+    dream_rounds: Sequence[int] = DREAM_ROUNDS,
+    lara_budgets: Sequence[float] = LARA_BUDGETS,
+    on_pair: OnPair | None = None,
+    concurrency: int = 16,
+) -> EvalReport:
+    """Judge ``pairs`` with each method and compare with their gold labels.
+
+    Args:
+        pairs: pairs with gold labels.
+        methods: method names, e.g. ``["dream", "single", "lara", "majority"]``.
+        options: shared options; ``method`` is replaced per method.
+        get_model: model resolver passed to :func:`build_judge`.
+        humans: decisions for escalated pairs; None lets gold stand in for humans.
+        duplicates: duplicate lines dropped on reading, reported as is.
+        dream_rounds: values of R for DREAM's curve (empty: no curve).
+        lara_budgets: budgets for LARA's curve (empty: no curve).
+        on_pair: called after each judged pair with a run tag, e.g. for progress bars.
+        concurrency: pairs judged at once (the models also bound their own calls).
+    """
+    run = _Run(pairs, get_model, gold_labels(pairs), humans, on_pair, concurrency)
+    report = EvalReport(len(pairs), duplicates, options.record(), {}, {})
+    for method in methods:
+        method_options = options.model_copy(update={"method": method})
+        if method == "lara":
+            judgments, curve = await _lara(run, method_options, lara_budgets)
+        elif method == "dream":
+            judgments, curve = await _dream(run, method_options, dream_rounds)
+        else:
+            judgments, curve = await run.judge(method_options, method), []
+        report.metrics[method] = compute_metrics(method, judgments, run.gold, humans)
+        report.judgments[method] = judgments
+        if curve:
+            report.curves[method] = curve
+    return report
+
+
+@dataclass(frozen=True)
+class _Run:
+    """What every method of one evaluation shares."""
+
+    pairs: Sequence[Pair]
+    get_model: GetModel
+    gold: Mapping[Key, int]
+    humans: Mapping[Key, int] | None
+    on_pair: OnPair | None
+    concurrency: int
+
+    async def judge(self, options: JudgeOptions, tag: str, finalize: bool = True) -> list[Judgment]:
+        judge = build_judge(options, self.get_model)
+        judged = await _judge_all(judge, self.pairs, self.on_pair, tag, self.concurrency)
+        return judge.finalize(judged) if finalize else judged
+
+    def point(self, method: str, setting: str, value: float, judged: list[Judgment]) -> CurvePoint:
+        metrics = compute_metrics(method, judged, self.gold, self.humans)
+        return CurvePoint(
+            method, setting, value, metrics.escalation_rate, metrics.balanced_accuracy
+        )
+
+
+async def _lara(
+    run: _Run, options: JudgeOptions, budgets: Sequence[float]
+) -> tuple[list[Judgment], list[CurvePoint]]:
+    # Judged once; the online procedure is replayed per budget (finalize is not needed).
+    raw = await run.judge(options, "lara", finalize=False)
+    oracle = run.gold if run.humans is None else run.humans
+    curve = [
+        run.point("lara", f"budget={b:.1%}", b, simulate_lara(raw, oracle, b))
+        for b in (sorted({*budgets, options.budget}) if budgets else [])
+    ]
+    return simulate_lara(raw, oracle, options.budget), curve
+
+
+async def _dream(
+    run: _Run, options: JudgeOptions, rounds: Sequence[int]
+) -> tuple[list[Judgment], list[CurvePoint]]:
+    main = await run.judge(options, "dream")
+    curve = []
+    for r in sorted({*rounds, options.rounds}) if rounds else []:
+        other = options.model_copy(update={"rounds": r})
+        judged = main if r == options.rounds else await run.judge(other, f"dream R={r}")
+        curve.append(run.point("dream", f"R={r}", r, judged))
+    return main, curve
+
+
+def plot_curves(report: EvalReport, path: str | Path) -> Path:
+    """Draw balanced accuracy against escalation rate for every method as a PNG.
+
+    Curves for methods with one (DREAM, LARA); single points for the others.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    figure = Figure(figsize=(6.4, 4.4))
+    FigureCanvasAgg(figure)
+    axes = figure.add_subplot()
+    for method, metrics in report.metrics.items():
+        single = CurvePoint(method, "", 0, metrics.escalation_rate, metrics.balanced_accuracy)
+        points = report.curves.get(method) or [single]
+        points = [p for p in points if p.balanced_accuracy is not None]
+        xs = [100 * p.escalation_rate for p in points]
+        ys = [100 * p.balanced_accuracy for p in points]
+        axes.plot(xs, ys, marker="o", label=method, linestyle="-" if len(points) > 1 else "")
+        for point, x, y in zip(points, xs, ys, strict=True):
+            if point.setting:
+                axes.annotate(
+                    point.setting, (x, y), fontsize=7, xytext=(4, -10), textcoords="offset points"
+                )
+    axes.set_xlabel("escalation rate (% of pairs sent to humans)")
+    axes.set_ylabel("balanced accuracy (%)")
+    axes.set_title(f"Relevance methods on {report.pairs} pairs")
+    axes.grid(alpha=0.3)
+    axes.legend(loc="lower right")
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    figure.savefig(out, dpi=120, bbox_inches="tight")
+    return out

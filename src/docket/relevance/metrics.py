@@ -1,0 +1,137 @@
+"""Accuracy, escalation and cost metrics of a relevance method against gold labels.
+
+Escalated pairs are answered by humans: a supplied mapping of human decisions, or the gold
+labels standing in for humans in simulations. Pairs without a gold label count towards
+escalation and cost but not towards accuracy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+
+from docket.relevance.types import Judgment
+
+Key = tuple[str, str]
+AUTOMATIC = ("consensus", "judge", "adjudicator")
+
+
+@dataclass(frozen=True)
+class ClassRecalls:
+    """Recall per class and their mean (balanced accuracy); None when a class is absent."""
+
+    irrelevant_recall: float | None
+    relevant_recall: float | None
+    balanced_accuracy: float | None
+    accuracy: float | None
+    n: int
+
+
+def class_recalls(predicted: Sequence[int], gold: Sequence[int]) -> ClassRecalls:
+    """Recall of the irrelevant (0) and relevant (1) classes, their mean, and accuracy."""
+    recalls = []
+    for cls in (0, 1):
+        hits = [p == g for p, g in zip(predicted, gold, strict=True) if g == cls]
+        recalls.append(sum(hits) / len(hits) if hits else None)
+    balanced = None if None in recalls else (recalls[0] + recalls[1]) / 2
+    correct = sum(p == g for p, g in zip(predicted, gold, strict=True))
+    accuracy = correct / len(gold) if gold else None
+    return ClassRecalls(recalls[0], recalls[1], balanced, accuracy, len(gold))
+
+
+@dataclass(frozen=True)
+class MethodMetrics:
+    """Everything ``docket eval methods`` reports for one method.
+
+    Attributes:
+        irrelevant_recall, relevant_recall, balanced_accuracy: final labels (automatic
+            ones plus human answers for escalated pairs) against gold.
+        escalation_rate: share of pairs that went to a human.
+        automatic_accuracy: accuracy of the automatic labels alone (pairs decided by the
+            method, not by a human), over ``automatic_pairs`` pairs with gold.
+        unresolved: escalated pairs the supplied human decisions do not cover (left out
+            of the accuracy figures).
+        calls_per_pair, tokens_per_pair: LLM requests and prompt+completion tokens per pair,
+            answers from the response cache included (the method's cost, not this run's).
+        parse_failures: unparsable replies (each re-ask counts again).
+        invalid_evidence: cited sentence ids that do not exist in the chunk.
+    """
+
+    method: str
+    pairs: int
+    gold_pairs: int
+    irrelevant_recall: float | None
+    relevant_recall: float | None
+    balanced_accuracy: float | None
+    escalation_rate: float
+    escalated: int
+    automatic_accuracy: float | None
+    automatic_pairs: int
+    unresolved: int
+    calls_per_pair: float
+    tokens_per_pair: float
+    parse_failures: int
+    invalid_evidence: int
+
+    def to_json(self) -> dict:
+        """Plain dict for reports."""
+        return asdict(self)
+
+
+def final_label(
+    judgment: Judgment, humans: Mapping[Key, int] | None, gold: Mapping[Key, int]
+) -> int | None:
+    """The label after review: the method's, else the human's (gold when ``humans`` is None)."""
+    if judgment.label is not None:
+        return judgment.label
+    answers = gold if humans is None else humans
+    return answers.get((judgment.qid, judgment.docid))
+
+
+def compute_metrics(
+    method: str,
+    judgments: Sequence[Judgment],
+    gold: Mapping[Key, int],
+    humans: Mapping[Key, int] | None = None,
+) -> MethodMetrics:
+    """Compare ``judgments`` with ``gold``; escalated pairs are answered by ``humans``."""
+    final_pairs, auto_pairs, unresolved = [], [], 0
+    for j in judgments:
+        key = (j.qid, j.docid)
+        label = final_label(j, humans, gold)
+        if label is None:
+            unresolved += 1
+            continue
+        if key in gold:
+            final_pairs.append((label, gold[key]))
+            if j.decided_by in AUTOMATIC:
+                auto_pairs.append((label, gold[key]))
+    final = class_recalls([p for p, _ in final_pairs], [g for _, g in final_pairs])
+    auto = class_recalls([p for p, _ in auto_pairs], [g for _, g in auto_pairs])
+    n = len(judgments)
+    escalated = sum(j.escalated for j in judgments)
+    return MethodMetrics(
+        method=method,
+        pairs=n,
+        gold_pairs=sum((j.qid, j.docid) in gold for j in judgments),
+        irrelevant_recall=final.irrelevant_recall,
+        relevant_recall=final.relevant_recall,
+        balanced_accuracy=final.balanced_accuracy,
+        escalation_rate=escalated / n if n else 0.0,
+        escalated=escalated,
+        automatic_accuracy=auto.accuracy,
+        automatic_pairs=auto.n,
+        unresolved=unresolved,
+        calls_per_pair=_per_pair(judgments, "calls", "cache_hits"),
+        tokens_per_pair=_per_pair(
+            judgments, "prompt_tokens", "completion_tokens", "cache_hit_tokens"
+        ),
+        parse_failures=sum(j.parse_failures for j in judgments),
+        invalid_evidence=sum(j.invalid_evidence for j in judgments),
+    )
+
+
+def _per_pair(judgments: Sequence[Judgment], *fields: str) -> float:
+    if not judgments:
+        return 0.0
+    return sum(j.usage.get(f, 0) for j in judgments for f in fields) / len(judgments)

@@ -1,0 +1,196 @@
+"""Read query-chunk pairs (JSONL or TSV) and human label files, with located errors.
+
+JSONL: one object per line with ``qid``, ``query``, ``docid``, ``text`` (or ``passage``),
+optional ``label`` (0/1) and ``grade`` (an integer >= 0; without a label, grade >= 2 counts as
+relevant, the TREC DL binarisation). TSV: a header line naming the same columns.
+A pair repeated with identical content is kept once and counted; a repeated pair with
+different content is an error.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from docket.errors import InputError
+from docket.relevance.types import Pair
+
+TEXT_FIELDS = ("text", "passage")
+REQUIRED = ("qid", "query", "docid")
+RELEVANT_GRADE = 2
+
+
+class PairList(list[Pair]):
+    """The pairs of a file in input order, plus how many duplicate lines were dropped."""
+
+    def __init__(self, pairs: list[Pair], duplicates: int = 0) -> None:
+        super().__init__(pairs)
+        self.duplicates = duplicates
+
+    @property
+    def pairs(self) -> list[Pair]:
+        """The pairs as a plain list."""
+        return list(self)
+
+
+def read_pairs(path: str | Path) -> PairList:
+    """Read pairs from a ``.jsonl`` or ``.tsv`` file (format chosen by the first line).
+
+    Raises:
+        InputError: naming the file, line and field of the first malformed record; nothing
+            is returned in that case.
+    """
+    seen: dict[tuple[str, str], tuple[Pair, int]] = {}
+    duplicates = 0
+    for line_no, record in _records(path, (*REQUIRED, TEXT_FIELDS)):
+        pair = _pair(record, str(path), line_no)
+        if pair.key in seen:
+            _check_same(pair, *seen[pair.key], str(path), line_no)
+            duplicates += 1
+            continue
+        seen[pair.key] = (pair, line_no)
+    if not seen:
+        raise InputError("no pairs found", path=str(path), hint="one pair per line")
+    return PairList([pair for pair, _ in seen.values()], duplicates)
+
+
+def read_labels(path: str | Path) -> dict[tuple[str, str], int]:
+    """Read human decisions: ``qid``, ``docid``, ``label`` (0/1) per JSONL line or TSV row."""
+    labels: dict[tuple[str, str], int] = {}
+    for line_no, record in _records(path, ("qid", "docid", "label")):
+        qid, docid = (_text(record, name, str(path), line_no) for name in ("qid", "docid"))
+        label = _label(record, str(path), line_no)
+        if label is None:
+            raise InputError("missing", path=str(path), line=line_no, field="label")
+        labels[(qid, docid)] = label
+    return labels
+
+
+Columns = tuple[str | tuple[str, ...], ...]
+"""Required columns; a tuple entry means one of these names."""
+
+
+def _records(path: str | Path, columns: Columns) -> Iterator[tuple[int, dict[str, Any]]]:
+    file = Path(path)
+    try:
+        lines = file.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        raise InputError("file not found", path=str(path)) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the file: {exc}", path=str(path)) from None
+    first = next((line for line in lines if line.strip()), "")
+    if not first:
+        return
+    if first.lstrip().startswith("{"):
+        yield from _jsonl(lines, str(path))
+    else:
+        yield from _tsv(lines, str(path), columns)
+
+
+def _jsonl(lines: list[str], path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for line_no, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError as exc:
+            raise InputError(f"not valid JSON ({exc.args[0]})", path=path, line=line_no) from None
+        if not isinstance(record, dict):
+            raise InputError("expected a JSON object", path=path, line=line_no)
+        yield line_no, record
+
+
+def _tsv(lines: list[str], path: str, columns: Columns) -> Iterator[tuple[int, dict[str, Any]]]:
+    rows = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
+    header = [name.strip().lower() for name in next(rows, [])]
+    for column in columns:
+        names = column if isinstance(column, tuple) else (column,)
+        if not set(names) & set(header):
+            raise InputError(
+                "missing from the header line",
+                path=path,
+                line=1,
+                field="/".join(names),
+                hint="TSV files start with a tab-separated header: "
+                + ", ".join(c if isinstance(c, str) else c[0] for c in columns),
+            )
+    for line_no, row in enumerate(rows, start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        if len(row) != len(header):
+            raise InputError(
+                f"expected {len(header)} tab-separated columns, found {len(row)}",
+                path=path,
+                line=line_no,
+            )
+        yield line_no, dict(zip(header, row, strict=True))
+
+
+def _pair(record: dict[str, Any], path: str, line: int) -> Pair:
+    qid, query, docid = (_text(record, name, path, line) for name in REQUIRED)
+    text_field = next((name for name in TEXT_FIELDS if name in record), "text")
+    text = _text(record, text_field, path, line)
+    grade = _grade(record, path, line)
+    label = _label(record, path, line)
+    if label is None and grade is not None:
+        label = int(grade >= RELEVANT_GRADE)
+    return Pair(qid=qid, query=query, docid=docid, text=text, label=label, grade=grade)
+
+
+def _text(record: dict[str, Any], name: str, path: str, line: int) -> str:
+    value = record.get(name)
+    if value is None:
+        raise InputError("missing", path=path, line=line, field=name)
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise InputError("expected text", path=path, line=line, field=name)
+    text = str(value).strip()
+    if not text:
+        raise InputError("empty", path=path, line=line, field=name)
+    return text
+
+
+def _label(record: dict[str, Any], path: str, line: int) -> int | None:
+    value = record.get("label")
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int | str) and str(value).strip() in ("0", "1"):
+        return int(str(value).strip())
+    raise InputError(
+        f"not a binary label: {value!r}",
+        path=path,
+        line=line,
+        field="label",
+        hint="use 1 for relevant and 0 for irrelevant (graded labels go in 'grade')",
+    )
+
+
+def _grade(record: dict[str, Any], path: str, line: int) -> int | None:
+    value = record.get("grade")
+    if value is None or value == "":
+        return None
+    text = str(value).strip()
+    if isinstance(value, bool) or not text.isdigit():
+        raise InputError(
+            f"not a grade: {value!r}",
+            path=path,
+            line=line,
+            field="grade",
+            hint="use an integer such as 0, 1, 2 or 3",
+        )
+    return int(text)
+
+
+def _check_same(pair: Pair, first: Pair, first_line: int, path: str, line: int) -> None:
+    if pair != first:
+        raise InputError(
+            f"pair ({pair.qid}, {pair.docid}) repeats line {first_line} with different content",
+            path=path,
+            line=line,
+            field="docid",
+            hint="each (qid, docid) pair may appear once; remove or fix the repeated line",
+        )

