@@ -27,3 +27,10 @@ def shared_data() -> Path:
 def db_url(tmp_path: Path) -> str:
     """A fresh SQLite database URL per test."""
     return f"sqlite:///{tmp_path / 'docket.db'}"
+
+
+@pytest.fixture(autouse=True)
+def _isolated_store_and_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test gets its own default store and response cache (never the user's)."""
+    monkeypatch.setenv("DOCKET_DB", str(tmp_path / "default-docket.db"))
+    monkeypatch.setenv("DOCKET_CACHE", str(tmp_path / "responses.sqlite"))

@@ -22,7 +22,13 @@ from docket.errors import ParseError
 PROMPT_VERSION = "atomize-v1"
 _FENCE = re.compile(r"```[a-zA-Z]*\n?(.*?)```", re.S)
 _LIST_PREFIX = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
-_TIER_ALIASES = {"format": "fmt", "formatting": "fmt", "simple": "sim", "lexical": "sim", "subjective": "sub"}
+_TIER_ALIASES = {
+    "format": "fmt",
+    "formatting": "fmt",
+    "simple": "sim",
+    "lexical": "sim",
+    "subjective": "sub",
+}
 _SCOPE_ALIASES = {
     "whole": "record", "dialogue": "record", "conversation": "record", "record": "record",
     "each_turn": "each_turn", "each turn": "each_turn", "turn": "each_turn", "every turn": "each_turn",
@@ -82,7 +88,10 @@ Give "check" only for fmt rules. If the section states no requirement, reply NON
 
 def reflect_prompt(candidate: Candidate, kept: list[tuple[str, Candidate]]) -> str:
     """Ask whether a candidate is atomic and whether it overlaps a kept rule."""
-    listing = "\n".join(f"{key}: {c.text} [{c.tier}, {scope_text(c.scope)}]" for key, c in kept) or "(none yet)"
+    listing = (
+        "\n".join(f"{key}: {c.text} [{c.tier}, {scope_text(c.scope)}]" for key, c in kept)
+        or "(none yet)"
+    )
     return f"""Rules kept so far:
 {listing}
 
@@ -104,7 +113,11 @@ Reply with only the corrected JSON object {{"checker": "<name>", "params": {{...
 
 def scope_text(scope: Scope) -> str:
     """``role:assistant``, ``field:summary`` or the kind."""
-    return f"{scope.kind}:{scope.role or scope.field}" if scope.kind in ("role", "field") else scope.kind
+    return (
+        f"{scope.kind}:{scope.role or scope.field}"
+        if scope.kind in ("role", "field")
+        else scope.kind
+    )
 
 
 def strip_fences(text: str) -> str:
@@ -127,8 +140,12 @@ def parse_rule_list(text: str, section: str, lines: tuple[int, int]) -> list[Can
         return []
     items = _json_items(body)
     if not items:
-        raise ParseError("no JSON rule objects found; reply with one JSON object per line, or NONE", raw=text)
-    return [candidate_from(item, section, lines, number) for number, item in enumerate(items, start=1)]
+        raise ParseError(
+            "no JSON rule objects found; reply with one JSON object per line, or NONE", raw=text
+        )
+    return [
+        candidate_from(item, section, lines, number) for number, item in enumerate(items, start=1)
+    ]
 
 
 def _json_items(body: str) -> list[Any]:
@@ -139,7 +156,11 @@ def _json_items(body: str) -> list[Any]:
     if isinstance(whole, list):
         return whole
     if isinstance(whole, dict):
-        return whole.get("rules", [whole]) if isinstance(whole.get("rules", [whole]), list) else [whole]
+        return (
+            whole.get("rules", [whole])
+            if isinstance(whole.get("rules", [whole]), list)
+            else [whole]
+        )
     items = []
     for line in body.splitlines():
         line = _LIST_PREFIX.sub("", line).strip().rstrip(",")
@@ -162,7 +183,9 @@ def candidate_from(item: Any, section: str, lines: tuple[int, int], number: int 
     scope = parse_scope(item.get("scope", "record"), number)
     check = item.get("check") if tier == "fmt" else None
     spec = _spec(check)
-    return Candidate(" ".join(text.split()), tier, scope, spec, section, _lines(item.get("lines"), lines))
+    return Candidate(
+        " ".join(text.split()), tier, scope, spec, section, _lines(item.get("lines"), lines)
+    )
 
 
 def _tier(value: Any, number: int) -> Tier:
@@ -223,3 +246,48 @@ def parse_check(text: str) -> FmtSpec | None:
     if spec is None:
         raise ParseError('expected {"checker": ..., "params": {...}} or NONE', raw=text)
     return spec
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A parsed reflection: atomic or split into parts; overlapping a kept rule or not."""
+
+    atomic: bool
+    parts: tuple[Candidate, ...] = ()
+    overlaps: str | None = None
+    merged: Candidate | None = None
+
+
+def parse_verdict(
+    text: str, candidate: Candidate, kept_keys: set[str], section_lines: tuple[int, int]
+) -> Verdict:
+    """Parse a reflection reply; parts and merged rules inherit the candidate's section.
+
+    Raises:
+        ParseError: not one JSON object, ``atomic`` missing, parts missing for a
+            non-atomic candidate, or ``overlaps`` naming no kept rule.
+    """
+    body = strip_fences(text)
+    start, end = body.find("{"), body.rfind("}")
+    try:
+        data = json.loads(body[start : end + 1]) if start >= 0 else None
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"not one JSON object ({exc.msg})", raw=text) from exc
+    if not isinstance(data, dict) or not isinstance(data.get("atomic"), bool):
+        raise ParseError('expected a JSON object with "atomic": true or false', raw=text)
+    where = (candidate.section, section_lines)
+    overlaps = data.get("overlaps")
+    if overlaps is not None and str(overlaps) not in kept_keys:
+        raise ParseError(
+            f"'overlaps' must be null or one of the kept ids {sorted(kept_keys)}", raw=text
+        )
+    if not data["atomic"]:
+        parts = data.get("parts")
+        if not isinstance(parts, list) or not parts:
+            raise ParseError("a non-atomic candidate needs 'parts'", raw=text)
+        return Verdict(False, tuple(candidate_from(p, *where, n) for n, p in enumerate(parts, 1)))
+    merged = data.get("merged")
+    merged_candidate = candidate_from(merged, *where) if overlaps is not None and merged else None
+    return Verdict(
+        True, overlaps=str(overlaps) if overlaps is not None else None, merged=merged_candidate
+    )

@@ -133,11 +133,15 @@ def _is_short_leaf(value: dict | list) -> bool:
 
 
 def _represent_dict(dumper: yaml.SafeDumper, value: dict) -> yaml.Node:
-    return dumper.represent_mapping("tag:yaml.org,2002:map", value.items(), flow_style=_is_short_leaf(value) or None)
+    return dumper.represent_mapping(
+        "tag:yaml.org,2002:map", value.items(), flow_style=_is_short_leaf(value) or None
+    )
 
 
 def _represent_list(dumper: yaml.SafeDumper, value: list) -> yaml.Node:
-    return dumper.represent_sequence("tag:yaml.org,2002:seq", value, flow_style=_is_short_leaf(value) or None)
+    return dumper.represent_sequence(
+        "tag:yaml.org,2002:seq", value, flow_style=_is_short_leaf(value) or None
+    )
 
 
 _CompactDumper.add_representer(dict, _represent_dict)

@@ -108,11 +108,15 @@ def load_sop(path: str | Path, *, max_bytes: int = DEFAULT_MAX_BYTES) -> SopDocu
     return sop_from_markdown(markdown, source=str(path), format=kind)
 
 
-def sop_from_markdown(markdown: str, *, source: str = "<text>", format: str = "markdown") -> SopDocument:
+def sop_from_markdown(
+    markdown: str, *, source: str = "<text>", format: str = "markdown"
+) -> SopDocument:
     """Split Markdown into sections; raise InputError when it holds no text."""
     markdown = markdown.replace("\r\n", "\n").replace("\r", "\n").strip("\n") + "\n"
     if not markdown.strip():
-        raise InputError("the SOP has no text", path=source, hint="check that the file is the right one")
+        raise InputError(
+            "the SOP has no text", path=source, hint="check that the file is the right one"
+        )
     return SopDocument(source, format, markdown, tuple(split_sections(markdown)))
 
 
@@ -156,7 +160,9 @@ def _decode(data: bytes, path: Path) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(
-            f"not UTF-8 text (bad byte at offset {exc.start})", path=str(path), hint="save the file as UTF-8"
+            f"not UTF-8 text (bad byte at offset {exc.start})",
+            path=str(path),
+            hint="save the file as UTF-8",
         ) from exc
 
 
@@ -175,7 +181,11 @@ def split_sections(markdown: str) -> list[SopSection]:
         stack = [(lvl, t) for lvl, t in stack if lvl < level] + [(level, title)]
         end = headings[number + 1][0] if number + 1 < len(headings) else len(lines)
         body = "\n".join(lines[index + 1 : end]).strip("\n")
-        sections.append(SopSection(tuple(t for _, t in stack), body, index + 1, _last_text_line(lines, index, end)))
+        sections.append(
+            SopSection(
+                tuple(t for _, t in stack), body, index + 1, _last_text_line(lines, index, end)
+            )
+        )
     return sections
 
 
@@ -209,4 +219,11 @@ def read_upload(data: bytes, filename: str, *, max_bytes: int = DEFAULT_MAX_BYTE
     return SopDocument(filename, document.format, document.markdown, document.sections)
 
 
-__all__ = ["DEFAULT_MAX_BYTES", "SopDocument", "SopSection", "load_sop", "read_upload", "sop_from_markdown"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "SopDocument",
+    "SopSection",
+    "load_sop",
+    "read_upload",
+    "sop_from_markdown",
+]

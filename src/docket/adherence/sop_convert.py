@@ -14,7 +14,28 @@ _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,5})\.?[ \t]+(\S.*)$")
 _LIST_ITEM = re.compile(r"^\d{1,3}[.)][ \t]+\S")
 _BULLET = re.compile(r"^[•●▪◦‣–\-*][ \t]+")
 _PAGE_NUMBER = re.compile(r"^(?:page[ \t]+)?\d{1,4}(?:[ \t]+of[ \t]+\d{1,4})?$", re.I)
-_MINOR = frozenset("a an and as at but by for in of on or the to with vs via per".split())
+_MINOR = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "as",
+        "at",
+        "but",
+        "by",
+        "for",
+        "in",
+        "of",
+        "on",
+        "or",
+        "the",
+        "to",
+        "with",
+        "vs",
+        "via",
+        "per",
+    ]
+)
 MAX_HEADING_WORDS = 10
 
 
@@ -26,7 +47,9 @@ def docx_to_markdown(data: bytes, source: str) -> str:
     try:
         result = mammoth.convert_to_html(io.BytesIO(data))
     except Exception as exc:  # mammoth raises zipfile/KeyError/XML errors on broken files
-        raise InputError(f"cannot read the DOCX document ({type(exc).__name__}: {exc})", path=source) from exc
+        raise InputError(
+            f"cannot read the DOCX document ({type(exc).__name__}: {exc})", path=source
+        ) from exc
     for message in result.messages:
         log.info("%s: %s", source, message)
     markdown = markdownify(result.value, heading_style="ATX", bullets="-", strip=["img"])
@@ -49,7 +72,9 @@ def pdf_to_markdown(data: bytes, source: str) -> str:
         raise InputError(f"cannot read the PDF ({exc})", path=source) from exc
     text = "\n\n".join(pages)
     if not text.strip():
-        raise InputError("the PDF has no extractable text", path=source, hint="is it a scan? run OCR first")
+        raise InputError(
+            "the PDF has no extractable text", path=source, hint="is it a scan? run OCR first"
+        )
     return text_to_markdown(text)
 
 
@@ -87,7 +112,12 @@ def heading_level(line: str, previous: str, anchor_level: int) -> int:
     A heading cannot continue a sentence or a numbered list: the previous line must be
     empty, a heading, or end a sentence.
     """
-    if not line or len(line.split()) > MAX_HEADING_WORDS or line[-1] in ".,;:!?" or _BULLET.match(line):
+    if (
+        not line
+        or len(line.split()) > MAX_HEADING_WORDS
+        or line[-1] in ".,;:!?"
+        or _BULLET.match(line)
+    ):
         return 0
     after_break = not previous or previous[-1] in ".!?:"
     if _LIST_ITEM.match(previous) and _LIST_ITEM.match(line):

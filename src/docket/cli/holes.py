@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from docket.cli.common import console, model_factory, out
@@ -25,7 +24,7 @@ from docket.cli.ir_common import (
 )
 from docket.config import Settings, load_settings
 from docket.ir.corpus import open_corpus
-from docket.ir.fill import build_pairs, fill, summarize_fill
+from docket.ir.fill import build_pairs, summarize_fill
 from docket.ir.formats import count_judgments, read_queries, write_qrels
 from docket.ir.holes import HoleReport, find_holes, pool
 from docket.ir.provenance import LEVELS, compose_qrels, read_provenance, write_provenance
@@ -126,21 +125,37 @@ def _make_judge(
     adjudicator: str | None,
     concurrency: int | None,
     cache: str | None,
+    db: str | None = None,
 ) -> tuple[Judge, Settings]:
     from docket.relevance import JudgeOptions, build_judge
 
     settings = load_settings(model=model, concurrency=concurrency, cache=cache)
     options = JudgeOptions.checked(method=method, rounds=rounds, adjudicator=adjudicator)
-    return build_judge(options, model_factory(settings)), settings
+    return build_judge(options, model_factory(settings)), settings.model_copy(
+        update={"db": db or settings.db}
+    )
 
 
-def _judge_with_progress(pairs: Sequence[Pair], judge: Judge, concurrency: int, label: str) -> list:
-    columns = (TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console) as progress:
-        task = progress.add_task(label, total=len(pairs))
-        return asyncio.run(
-            fill(pairs, judge, concurrency=concurrency, on_result=lambda _: progress.advance(task))
+def _judge_in_store(
+    pairs: Sequence[Pair], judge: Judge, settings: Settings, job: str, source: str, options: dict
+) -> list:
+    """Judge through the store: resumable, escalations queued, reviewers' labels applied."""
+    from docket.runner import apply_human_decisions, judge_job
+    from docket.store import open_store, upsert_job
+
+    store = open_store(settings.db)
+    with store.session() as session:
+        upsert_job(
+            session, name=job, method=judge.method, model=settings.model, options=options,
+            source=source,
         )
+    run = judge_job(store, job, pairs, judge, concurrency=settings.concurrency, console=console)
+    results = apply_human_decisions(store, job, run.results)
+    if run.queued:
+        out.print(f"{run.queued} escalated pairs wait in the review queue (docket review serve)")
+    if run.outcome.error is not None:
+        console.print(f"[red]stopped early: {run.outcome.error.one_line()}[/red]")
+    return [judgment for _, judgment in results]
 
 
 @app.command("fill")
@@ -161,6 +176,8 @@ def fill_command(
     concurrency: ConcurrencyOpt = None,
     cache: CacheOpt = None,
     audit: Annotated[bool, typer.Option(help="also re-judge pooled judged pairs")] = False,
+    db: Annotated[str | None, typer.Option(help="store path or SQLAlchemy URL")] = None,
+    job: Annotated[str | None, typer.Option(help="job name (default: holes-<qrels>-<method>)")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="judge at most this many pairs")] = None,
     level: Annotated[
         str, typer.Option(help="labels in --out-qrels: original|automatic|reviewed")
@@ -178,8 +195,10 @@ def fill_command(
     holes = find_holes(original, systems, depth)
     keys = holes.hole_keys + (_pooled_judged(original, systems, depth) if audit else [])
     pairs = build_pairs(keys[:limit] if limit else keys, texts, lookup, original, rel_level)
-    judge, settings = _make_judge(method, model, rounds, adjudicator, concurrency, cache)
-    judgments = _judge_with_progress(pairs.pairs, judge, settings.concurrency, "judging")
+    judge, settings = _make_judge(method, model, rounds, adjudicator, concurrency, cache, db)
+    job_name = job or f"holes-{qrels.stem}-{method}"
+    options = {"method": method, "rounds": rounds, "adjudicator": adjudicator, "depth": depth}
+    judgments = _judge_in_store(pairs.pairs, judge, settings, job_name, str(qrels), options)
     result = summarize_fill(original, judgments, level=level, rel_level=rel_level)
     write_qrels(result.completed, out_qrels)
     write_provenance(result.records, provenance)

@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from docket.cli.common import console, model_factory
 from docket.cli.summary import print_summary
 from docket.config import load_settings
 from docket.relevance import JudgeOptions, build_judge
 from docket.relevance.pairs_io import read_pairs
-from docket.runner import finalize_job, run_judge_job
-from docket.runner.escalate import enqueue_escalations
+from docket.runner import judge_job
 from docket.store import open_store, upsert_job
 
 log = logging.getLogger(__name__)
@@ -63,24 +60,10 @@ def judge(
             session, name=job_name, method=method, model=settings.model,
             options=options.model_dump(), source=str(pairs_path),
         )
-    outcome = _run_with_progress(store, job_name, loaded.pairs, judge_, settings.concurrency)
-    results = finalize_job(store, job_name, judge_)
-    queued = enqueue_escalations(store, job_name, results, required_reviews=reviews)
-    print_summary(results, job_name, settings.db, skipped=outcome.skipped, queued=queued)
-    if outcome.error is not None:
-        raise outcome.error
-
-
-def _run_with_progress(store, job_name, pairs, judge_, concurrency):  # type: ignore[no-untyped-def]
-    columns = (TextColumn("[bold]judging"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task("judge", total=len(pairs))
-
-        def advance(_pair, _judgment):  # type: ignore[no-untyped-def]
-            progress.advance(task)
-
-        outcome = asyncio.run(
-            run_judge_job(store, job_name, pairs, judge_, concurrency=concurrency, on_result=advance)
-        )
-        progress.update(task, completed=outcome.judged + outcome.skipped)
-    return outcome
+    run = judge_job(
+        store, job_name, loaded.pairs, judge_, concurrency=settings.concurrency,
+        console=console, required_reviews=reviews,
+    )
+    print_summary(run.results, job_name, settings.db, skipped=run.outcome.skipped, queued=run.queued)
+    if run.outcome.error is not None:
+        raise run.outcome.error

@@ -1,5 +1,15 @@
 """Batch execution of judging jobs: local asyncio by default."""
 
+from docket.runner.escalate import apply_human_decisions, enqueue_escalations
+from docket.runner.jobs import JobResult, judge_job
 from docket.runner.local import JobOutcome, finalize_job, run_judge_job
 
-__all__ = ["JobOutcome", "finalize_job", "run_judge_job"]
+__all__ = [
+    "JobOutcome",
+    "JobResult",
+    "apply_human_decisions",
+    "enqueue_escalations",
+    "finalize_job",
+    "judge_job",
+    "run_judge_job",
+]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 
 from docket.relevance.types import Judgment, Pair
 from docket.store.base import Store
@@ -47,3 +48,24 @@ def enqueue_escalations(
             )
             count += 1
     return count
+
+
+def apply_human_decisions(
+    store: Store, job: str, results: list[tuple[Pair, Judgment]]
+) -> list[tuple[Pair, Judgment]]:
+    """Replace escalated judgments by the reviewers' final labels where they exist.
+
+    The stored judgment rows are not touched: "as judged" stays queryable, and the
+    decisions themselves live append-only in the review tables.
+    """
+    from docket.review.queue import final_labels
+
+    with store.session() as session:
+        outcomes = final_labels(session, job=job)
+    merged = []
+    for pair, judgment in results:
+        outcome = outcomes.get(f"{pair.qid}\t{pair.docid}")
+        if outcome is not None and outcome.label is not None:
+            judgment = replace(judgment, label=outcome.label, grade=outcome.grade, decided_by="human")
+        merged.append((pair, judgment))
+    return merged

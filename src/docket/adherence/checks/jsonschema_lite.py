@@ -14,7 +14,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from docket.adherence.checks.safe_regex import RegexTimeout, bounded, check_pattern, compiled, search
+from docket.adherence.checks.safe_regex import (
+    RegexTimeout,
+    bounded,
+    check_pattern,
+    compiled,
+    search,
+)
 
 _ANNOTATIONS = {"title", "description", "default", "examples", "$schema", "$id", "$comment"}
 _SCHEMA_VALUED = {"additionalProperties", "items", "not"}

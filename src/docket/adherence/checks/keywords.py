@@ -9,7 +9,13 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from docket.adherence.checks.base import Bounds, CheckOutcome, Params, checker
-from docket.adherence.checks.safe_regex import RegexTimeout, bounded, check_pattern, compiled, search
+from docket.adherence.checks.safe_regex import (
+    RegexTimeout,
+    bounded,
+    check_pattern,
+    compiled,
+    search,
+)
 
 
 class MatchOptions(Params):
@@ -100,7 +106,9 @@ def keyword_count(text: str, params: KeywordCountParams) -> CheckOutcome:
     if problem is None:
         return CheckOutcome(True, summary)
     extra = matches[params.high] if problem == "too many" and params.high is not None else None
-    return CheckOutcome(False, f"{problem} '{params.keyword}': {summary}", extra.span() if extra else None)
+    return CheckOutcome(
+        False, f"{problem} '{params.keyword}': {summary}", extra.span() if extra else None
+    )
 
 
 class RegexParams(Params):
