@@ -69,8 +69,12 @@ def test_regex_runs_on_bounded_text() -> None:
     assert not outcome.passed and "first 20000 characters" in outcome.explanation
 
 
-@pytest.mark.parametrize(("pattern", "text"), [(r"(x|xx)+y", "x" * 80), (r"(a|aa)+$", "a" * 80 + "!")])
-def test_slow_patterns_that_pass_the_screen_time_out_into_a_failure(pattern: str, text: str) -> None:
+@pytest.mark.parametrize(
+    ("pattern", "text"), [(r"(x|xx)+y", "x" * 80), (r"(a|aa)+$", "a" * 80 + "!")]
+)
+def test_slow_patterns_that_pass_the_screen_time_out_into_a_failure(
+    pattern: str, text: str
+) -> None:
     # Without the engine timeout these run for minutes on this text.
     outcome = CATALOGUE["regex_must_match"].run(text, {"pattern": pattern})
     assert not outcome.passed and "took longer than" in outcome.explanation

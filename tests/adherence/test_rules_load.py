@@ -53,12 +53,16 @@ def test_round_trip_keeps_content_and_version(tmp_path: Path) -> None:
 
 
 def test_versions_follow_content_not_id_or_source() -> None:
-    rule = Rule(id="a", text="No URLs.", tier="fmt", check={"checker": "urls", "params": {"present": False}})
+    rule = Rule(
+        id="a", text="No URLs.", tier="fmt", check={"checker": "urls", "params": {"present": False}}
+    )
     renamed = rule.model_copy(update={"id": "b"})
     assert Rule.model_validate(renamed.model_dump()).version == rule.version
     edited = Rule.model_validate({**rule.model_dump(), "text": "No links."})
     assert edited.version != rule.version
-    reparam = Rule.model_validate({**rule.model_dump(), "check": {"checker": "urls", "params": {"present": True}}})
+    reparam = Rule.model_validate(
+        {**rule.model_dump(), "check": {"checker": "urls", "params": {"present": True}}}
+    )
     assert reparam.version != rule.version
     first = RuleSet(name="s", rules=[rule, edited.model_copy(update={"id": "c"})])
     swapped = RuleSet(name="s", rules=list(reversed(first.rules)))
@@ -91,9 +95,18 @@ def test_a_stale_version_in_the_file_is_ignored(tmp_path: Path) -> None:
             "  - {id: R9, text: t, tier: sim, check: {checker: urls, params: {present: false}}}\n",
             ["only 'fmt' rules have a 'check'"],
         ),
-        ("  - {id: R9, text: t, tier: hard}\n", ["rules[1] (id 'R9').tier", "'fmt', 'sim' or 'sub'"]),
-        ("  - {id: R9, text: t, tier: sub, scope: {kind: role}}\n", ["rules[1] (id 'R9').scope", "'role' is required"]),
-        ("  - {id: R9, text: t, tier: sub, colour: red}\n", ["rules[1] (id 'R9').colour", "Extra inputs"]),
+        (
+            "  - {id: R9, text: t, tier: hard}\n",
+            ["rules[1] (id 'R9').tier", "'fmt', 'sim' or 'sub'"],
+        ),
+        (
+            "  - {id: R9, text: t, tier: sub, scope: {kind: role}}\n",
+            ["rules[1] (id 'R9').scope", "'role' is required"],
+        ),
+        (
+            "  - {id: R9, text: t, tier: sub, colour: red}\n",
+            ["rules[1] (id 'R9').colour", "Extra inputs"],
+        ),
         ("  - {text: t, tier: sub}\n", ["rules[1].id", "Field required"]),
         ("  - {id: R1, text: again, tier: sub}\n", ["rules[1].id", "duplicate rule id 'R1'"]),
         (
@@ -103,7 +116,9 @@ def test_a_stale_version_in_the_file_is_ignored(tmp_path: Path) -> None:
         ("  - just a string\n", ["rules[1]", "a rule must be a mapping"]),
     ],
 )
-def test_errors_name_file_line_rule_and_field(tmp_path: Path, rule_yaml: str, expected: list[str]) -> None:
+def test_errors_name_file_line_rule_and_field(
+    tmp_path: Path, rule_yaml: str, expected: list[str]
+) -> None:
     path = write(tmp_path, "name: s\nrules:\n" + GOOD_RULE + rule_yaml)
     with pytest.raises(RulesFileError) as info:
         load_rules(path)
@@ -168,14 +183,21 @@ def test_read_records_example() -> None:
         ("{not json", "data.jsonl:2: not valid JSON"),
         ("[1, 2]", "data.jsonl:2: a record must be a JSON object"),
         ('{"turns": []}', "data.jsonl:2: field 'id': Field required"),
-        ('{"id": "b", "turns": [{"role": "user"}]}', "data.jsonl:2: field 'turns.0.text': Field required"),
+        (
+            '{"id": "b", "turns": [{"role": "user"}]}',
+            "data.jsonl:2: field 'turns.0.text': Field required",
+        ),
         ('{"id": "b", "fields": {"n": 3}}', "data.jsonl:2: field 'fields.n'"),
         ('{"id": "a"}', "data.jsonl:2: field 'id': duplicate id 'a'"),
     ],
 )
-def test_bad_record_lines_name_file_line_and_field(tmp_path: Path, line: str, expected: str) -> None:
+def test_bad_record_lines_name_file_line_and_field(
+    tmp_path: Path, line: str, expected: str
+) -> None:
     path = tmp_path / "data.jsonl"
-    path.write_text(json.dumps({"id": "a", "turns": [{"role": "user", "text": "hi"}]}) + "\n" + line + "\n")
+    path.write_text(
+        json.dumps({"id": "a", "turns": [{"role": "user", "text": "hi"}]}) + "\n" + line + "\n"
+    )
     with pytest.raises(InputError) as info:
         read_records(path)
     assert str(info.value).startswith(str(path)) and expected in str(info.value)

@@ -15,7 +15,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from docket.adherence.history import finish_run, run_head, save_results, start_run
+from docket.adherence.history import finish_run, save_results, start_run
 from docket.adherence.prompts_adherence import PROMPT_VERSION
 from docket.adherence.record import Record, Turn
 from docket.adherence.verdict import RuleResult, Verdict, new_result_id
@@ -71,17 +71,13 @@ class RunWriter:
         """Insert the run row (before any result, so results can refer to it)."""
         if self.store is None:
             return
-        head = run_head(
-            Verdict(
-                record_id=submission.record.id,
-                turn=submission.new_turn,
-                mode=verifier.config.mode,
-                ruleset=str(verifier.ruleset.name),
-                ruleset_version=str(verifier.ruleset.version),
-                status="pass",
-                results=[],
-            )
-        )
+        head = {
+            "record_id": submission.record.id,
+            "turn": submission.new_turn,
+            "mode": verifier.config.mode,
+            "ruleset": str(verifier.ruleset.name),
+            "ruleset_version": str(verifier.ruleset.version),
+        }
         models = {tier: model.name for tier, model in verifier.models.items() if model is not None}
         self._started = await self._guard(
             start_run,

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import re
-from typing import Literal
+from collections.abc import Callable
+from itertools import islice
+from typing import Any, Literal
 
+import regex
 from pydantic import field_validator
 
 from docket.adherence.checks.base import Bounds, CheckOutcome, checker
@@ -33,6 +36,10 @@ _ABBREVIATIONS = frozenset(
         "co",
     ]
 )
+# A word (as WORD) with at least two letters, all upper case; \\p{..} needs the regex engine.
+CAPS_WORD = regex.compile(r"(?<![\w'’-])(?=(?:[\p{Lu}\d'’-]*\p{Lu}){2})[\p{Lu}\d'’-]+(?![\w'’-])")
+_SPACE = re.compile(r"\s")
+_NON_SPACE = re.compile(r"\S")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _DIVIDER = re.compile(r"^\s*\*\*\*\s*$", re.M)
 
@@ -42,15 +49,26 @@ def count_outcome(unit: str, starts: list[int], text: str, bounds: Bounds) -> Ch
 
     On too many, the span runs from the first unit over the limit to the end of the text.
     """
-    count = len(starts)
+    return lazy_count_outcome(unit, len(starts), text, bounds, starts.__getitem__)
+
+
+def lazy_count_outcome(
+    unit: str, count: int, text: str, bounds: Bounds, nth_start: Callable[[int], int]
+) -> CheckOutcome:
+    """Like :func:`count_outcome`, but offsets are only computed (by ``nth_start``) on failure."""
     problem = bounds.violation(count)
     summary = f"{count} (allowed: {bounds.describe()})"
     if problem is None:
         return CheckOutcome(True, f"{unit}: {summary}")
     span = None
     if problem == "too many" and bounds.high is not None:
-        span = (starts[bounds.high], len(text))
+        span = (nth_start(bounds.high), len(text))
     return CheckOutcome(False, f"{problem} {unit}: {summary}", span)
+
+
+def nth_match_start(pattern: re.Pattern[str] | Any, text: str) -> Callable[[int], int]:
+    """``nth(k)``: the start of the k-th (0-based) match of ``pattern`` in ``text``."""
+    return lambda k: next(islice(pattern.finditer(text), k, None)).start()
 
 
 def word_starts(text: str) -> list[int]:
@@ -88,7 +106,9 @@ class CountParams(Bounds):
 @checker("word_count", CountParams)
 def word_count(text: str, params: CountParams) -> CheckOutcome:
     """The number of words is within the range (words: runs of letters/digits, ' and - inside)."""
-    return count_outcome("words", word_starts(text), text, params)
+    return lazy_count_outcome(
+        "words", len(WORD.findall(text)), text, params, nth_match_start(WORD, text)
+    )
 
 
 @checker("sentence_count", CountParams)
@@ -125,8 +145,10 @@ class CharParams(Bounds):
 @checker("char_count", CharParams)
 def char_count(text: str, params: CharParams) -> CheckOutcome:
     """The number of characters (optionally without whitespace) is within the range."""
-    starts = [i for i, c in enumerate(text) if params.spaces or not c.isspace()]
-    return count_outcome("characters", starts, text, params)
+    if params.spaces:
+        return lazy_count_outcome("characters", len(text), text, params, lambda k: k)
+    count = len(text) - len(_SPACE.findall(text))
+    return lazy_count_outcome("characters", count, text, params, nth_match_start(_NON_SPACE, text))
 
 
 class LetterParams(Bounds):
@@ -145,18 +167,17 @@ class LetterParams(Bounds):
 @checker("letter_count", LetterParams)
 def letter_count(text: str, params: LetterParams) -> CheckOutcome:
     """A given letter occurs a number of times within the range (case-insensitive)."""
-    letter = params.letter.lower()
-    starts = [i for i, c in enumerate(text) if c.lower() == letter]
-    return count_outcome(f"'{params.letter}' letters", starts, text, params)
+    pattern = re.compile(re.escape(params.letter), re.IGNORECASE)
+    count = len(pattern.findall(text))
+    return lazy_count_outcome(
+        f"'{params.letter}' letters", count, text, params, nth_match_start(pattern, text)
+    )
 
 
 @checker("uppercase_word_count", CountParams)
 def uppercase_word_count(text: str, params: CountParams) -> CheckOutcome:
     """The number of ALL-CAPS words (two letters or more) is within the range."""
-    starts = [m.start() for m in WORD.finditer(text) if _is_caps_word(m.group())]
-    return count_outcome("all-caps words", starts, text, params)
-
-
-def _is_caps_word(word: str) -> bool:
-    letters = [c for c in word if c.isalpha()]
-    return len(letters) >= 2 and all(c.isupper() for c in letters)
+    count = len(CAPS_WORD.findall(text))
+    return lazy_count_outcome(
+        "all-caps words", count, text, params, nth_match_start(CAPS_WORD, text)
+    )

@@ -70,11 +70,11 @@ class RepeatParams(Params):
 
 
 def _words(text: str) -> frozenset[str]:
-    return frozenset(m.group().casefold() for m in WORD.finditer(text))
+    return frozenset(WORD.findall(text.casefold()))
 
 
 def _normalised(text: str) -> str:
-    return " ".join(m.group().casefold() for m in WORD.finditer(text))
+    return " ".join(WORD.findall(text.casefold()))
 
 
 @checker("no_repeated_turns", RepeatParams, level="record")
