@@ -201,3 +201,16 @@ def test_bad_record_lines_name_file_line_and_field(
     with pytest.raises(InputError) as info:
         read_records(path)
     assert str(info.value).startswith(str(path)) and expected in str(info.value)
+
+
+def test_model_copy_with_update_revalidates() -> None:
+    rule = Rule(
+        id="a", text="Short.", tier="fmt", check={"checker": "word_count", "params": {"max": 5}}
+    )
+    changed = rule.model_copy(update={"check": {"checker": "word_count", "params": {"max": 9}}})
+    assert changed.fmt_params.max == 9 and changed.version != rule.version
+    with pytest.raises(ConfigError, match="unknown checker"):
+        rule.model_copy(update={"check": {"checker": "nope", "params": {}}})
+    assert rule.model_copy().version == rule.version
+    ruleset = RuleSet(name="s", rules=[rule])
+    assert ruleset.model_copy(update={"rules": [changed]}).version != ruleset.version

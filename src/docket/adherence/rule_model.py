@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import (
     BaseModel,
@@ -125,6 +126,12 @@ class Rule(BaseModel):
         """The validated parameter model of ``check`` (None for sim/sub rules)."""
         return self._params
 
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy; with ``update`` the result is validated again, so checks and versions stay right."""
+        if not update:
+            return super().model_copy(deep=deep)
+        return self.model_validate({**self.model_dump(exclude={"version"}), **update})
+
 
 def _validated_params(rule_id: str, check: FmtSpec, scope: Scope) -> BaseModel:
     try:
@@ -193,3 +200,9 @@ class RuleSet(BaseModel):
     def tier_counts(self) -> dict[str, int]:
         """``{'fmt': n, 'sim': n, 'sub': n}``."""
         return {tier: len(self.by_tier(tier)) for tier in TIERS}
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy; with ``update`` the result is validated again, so checks and versions stay right."""
+        if not update:
+            return super().model_copy(deep=deep)
+        return self.model_validate({**self.model_dump(exclude={"version"}), **update})

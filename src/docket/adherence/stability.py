@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, replace
 from itertools import combinations
 from typing import Any
 
-from docket.adherence.atomize import AtomizeOptions, AtomizeReport, atomize
+from docket.adherence.atomize import AtomizeOptions, atomize
 from docket.adherence.rule_model import RuleSet
 from docket.adherence.sop import SopDocument
 from docket.llm import Model
@@ -129,7 +129,6 @@ async def stability(
 
 
 __all__ = [
-    "AtomizeReport",
     "StabilityReport",
     "matched_pairs",
     "normalise_rule_text",

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Literal
 
+import regex
 from pydantic import Field
 
 from docket.adherence.checks.base import Bounds, CheckOutcome, Params, checker
@@ -17,6 +19,7 @@ _HIGHLIGHT = re.compile(
     r"|(?<![*\w])\*(?![\s*])[^*\n]+?(?<![\s*])\*(?![*\w])"  # *italic*
 )
 _PLACEHOLDER = re.compile(r"\[[^\[\]\n]{1,60}\](?!\()")  # [name], but not a [link](url)
+_UPPER, _LOWER = regex.compile(r"\p{Lu}|\p{Lt}"), regex.compile(r"\p{Ll}")
 _MINOR_WORDS = frozenset(
     ["a", "an", "and", "as", "at", "but", "by", "for", "in", "of", "on", "or", "the", "to", "with"]
 )
@@ -34,10 +37,9 @@ def letter_case(text: str, params: CaseParams) -> CheckOutcome:
     """The text is all lower case, all upper case, or in title case; the span marks the first offender."""
     if params.case == "title":
         return _title_case(text)
-    wrong = str.isupper if params.case == "lower" else str.islower
-    for index, char in enumerate(text):
-        if wrong(char):
-            return CheckOutcome(False, f"not all {params.case} case: '{char}'", (index, index + 1))
+    found = (_UPPER if params.case == "lower" else _LOWER).search(text)
+    if found is not None:
+        return CheckOutcome(False, f"not all {params.case} case: '{found.group()}'", found.span())
     return CheckOutcome(True, f"all {params.case} case")
 
 
@@ -60,12 +62,15 @@ class PunctuationParams(Params):
 @checker("punctuation_banned", PunctuationParams)
 def punctuation_banned(text: str, params: PunctuationParams) -> CheckOutcome:
     """None of the banned characters occurs; the span marks the first one."""
-    for index, char in enumerate(text):
-        if char in params.chars:
-            return CheckOutcome(
-                False, f"contains the banned character '{char}'", (index, index + 1)
-            )
+    found = _char_class(params.chars).search(text)
+    if found is not None:
+        return CheckOutcome(False, f"contains the banned character '{found.group()}'", found.span())
     return CheckOutcome(True, f"none of {params.chars!r} used")
+
+
+@lru_cache(maxsize=256)
+def _char_class(chars: str) -> re.Pattern[str]:
+    return re.compile("[" + "".join(re.escape(c) for c in chars) + "]")
 
 
 class ListParams(Bounds):
