@@ -97,9 +97,13 @@ def test_a_fmt_flag_appears_is_accepted_and_fixed_and_the_stats_change(page) -> 
 def test_a_flag_can_be_dismissed_with_a_reason(page) -> None:  # type: ignore[no-untyped-def]
     add_turn(page, "one two three four five six seven eight nine ten eleven twelve thirteen")
     flag = page.locator('li.result[data-rule-id="F1"][data-status="fail"]')
+    row = page.locator('tr[data-rule-id="F1"]')
+    row.locator("td.flags").filter(has_text="1").wait_for()  # stats reload after each check
     flag.locator("button.dismiss").click()
     flag.locator(".confirm-dismiss").click()  # no reason yet: nothing is sent
-    assert page.locator('tr[data-rule-id="F1"]').count() == 0
+    page.wait_for_timeout(200)
+    assert row.locator("td.dismissed").text_content() == "0"
+    assert flag.get_attribute("data-answer") is None
     flag.locator(".dismiss-reason").fill("numbers do not count as words here")
     flag.locator(".confirm-dismiss").click()
     page.locator('tr[data-rule-id="F1"] td.dismissed').filter(has_text="1").wait_for()

@@ -61,6 +61,14 @@ async def test_single_unparsed_escalates():
     assert graded.label is None and graded.grade is None and graded.decided_by == "escalated"
 
 
+async def test_reply_that_copies_the_instructions_is_not_a_label():
+    # what Gemma 3 270M does after the prefilled "LABEL:": it continues the instruction
+    fake = Recorder(lambda r: " relevant if the chunk answers the query, or")
+    judgment = await judge_with(fake, method="single").judge(PAIR)
+    assert judgment.label is None and judgment.decided_by == "escalated"
+    assert "repeats the instructions" in judgment.transcript[0]["error"]
+
+
 async def test_majority_votes_with_distinct_seeds():
     fake = Recorder(lambda r: f"LABEL: {'relevant' if r.seed in (0, 2, 4) else 'irrelevant'}")
     judgment = await judge_with(fake, method="majority", samples=5).judge(PAIR)
