@@ -19,10 +19,29 @@ from docket.errors import (
     TransientModelError,
     UserError,
 )
+from docket.adherence import Record, Rule, RuleSet, Submission, Verifier, load_rules
+from docket.llm import Message, Model, Request
+from docket.relevance import Judgment, JudgeOptions, Pair, build_judge, read_pairs
+from docket.store import open_store
 from docket.version import __version__
 
 __all__ = [
     "ConfigError",
+    "JudgeOptions",
+    "Judgment",
+    "Message",
+    "Model",
+    "Pair",
+    "Record",
+    "Request",
+    "Rule",
+    "RuleSet",
+    "Submission",
+    "Verifier",
+    "build_judge",
+    "load_rules",
+    "open_store",
+    "read_pairs",
     "DocketError",
     "InputError",
     "MissingDependencyError",
