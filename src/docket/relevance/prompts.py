@@ -4,8 +4,9 @@ Layout for prefix caching: the shared block (instructions, query, numbered chunk
 first and is byte-identical for every agent, every round, the single judge and LARA; the
 stance and the other agents' arguments come after it. Query, chunk and model-written
 arguments are untrusted: they sit between tags, are declared data, and any delimiter tag
-inside them is neutralised. Reply formats are a few ``KEY: value`` lines so that a tiny
-model (Gemma 3 270M) can follow them without a grammar.
+inside them is neutralised. Reply formats are a few ``KEY: value`` lines, parsed without a
+grammar; the reply is prefilled with its first key (an open assistant turn) so that a tiny
+model has to write the value. Replies that copy the instructions are refused, not read.
 """
 
 from __future__ import annotations
