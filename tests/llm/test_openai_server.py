@@ -164,3 +164,26 @@ def test_stopped_server_gives_model_unavailable(model_path: Path, tmp_path: Path
     with pytest.raises(ModelUnavailableError, match="after 3 attempts"):
         model.generate_sync(ask("Hello again", max_tokens=2))
     assert (model.usage.retries, model.usage.failures) == (2, 1)
+
+
+def test_debate_over_http_stores_parsed_judgments(server: Server, tmp_path: Path) -> None:
+    # The whole product path (CLI, DREAM, store) against a served model, as with vLLM.
+    pairs = Path(__file__).resolve().parents[2] / "examples" / "pairs.jsonl"
+    subset = tmp_path / "two.jsonl"
+    subset.write_text("".join(pairs.read_text().splitlines(keepends=True)[:2]))
+    db = tmp_path / "served.db"
+    command = [
+        sys.executable, "-m", "docket", "judge", str(subset), "--model", server.model_name,
+        "--db", str(db), "--job", "served", "--cache", "off",
+    ]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    from docket.store import load_judgments, open_store
+
+    with open_store(db).session() as session:
+        records = load_judgments(session, "served")
+    assert len(records) == 2
+    for record in records:
+        assert record.model == server.model_name and record.usage["calls"] >= 2
+        assert record.transcript and all(turn["raw"] for turn in record.transcript)
+        assert (record.label is None) == (record.decided_by == "escalated")

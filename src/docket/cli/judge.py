@@ -43,7 +43,7 @@ def judge(
 ) -> None:
     """Judge query-chunk pairs (DREAM debate by default); resumable, results in the store."""
     settings = load_settings(model=model, db=db, concurrency=concurrency, cache=cache)
-    options = JudgeOptions(
+    options = JudgeOptions.checked(
         method=method, rounds=rounds, stances=stances, agents=agents,
         agent_models=agent_model or [], adjudicator=adjudicator, scale=scale,
         samples=samples, budget=budget,

@@ -54,13 +54,33 @@ def totals_table(results: Sequence[tuple[Pair, Judgment]]) -> Table:
     return table
 
 
+def gold_line(results: Sequence[tuple[Pair, Judgment]]) -> str | None:
+    """How the automatic labels compare with the gold labels in the input, if any."""
+    from docket.relevance.metrics import class_recalls
+
+    decided = [(p.label, j.label) for p, j in results if p.label is not None and j.label is not None]
+    if not decided:
+        return None
+    gold, predicted = zip(*decided, strict=True)
+    recalls = class_recalls(list(predicted), list(gold))
+    bacc = recalls.balanced_accuracy
+    bacc_text = "n/a (one class only)" if bacc is None else f"{bacc:.3f}"
+    return (
+        f"against the gold labels in the input: balanced accuracy {bacc_text} "
+        f"over {len(decided)} automatically labelled pairs"
+    )
+
+
 def print_summary(
     results: Sequence[tuple[Pair, Judgment]], job: str, db: str, *, skipped: int, queued: int
 ) -> None:
     """Print both tables and where the results went."""
     out.print(pair_table(results, title=f"job {job}"))
     out.print(totals_table(results))
+    if (line := gold_line(results)) is not None:
+        out.print(line, soft_wrap=True)
     out.print(
         f"{len(results)} pairs in {db} ({skipped} already judged before this run); "
-        f"{queued} escalated pairs in the review queue"
+        f"{queued} escalated pairs in the review queue",
+        soft_wrap=True,
     )

@@ -1,0 +1,5 @@
+"""``python -m docket`` runs the CLI."""
+
+from docket.cli.main import main
+
+main()
