@@ -27,6 +27,7 @@ services:
 	bash scripts/test-services.sh
 
 test: $(VENV)/.installed-dev services
+	$(BIN)/ruff check src tests benchmarks
 	. ./.cache/test-env.sh && $(BIN)/pytest -q -m "" -p no:cacheprovider
 
 lint: $(VENV)/.installed-dev

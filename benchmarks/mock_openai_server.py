@@ -21,6 +21,8 @@ import uvicorn
 from fastapi import FastAPI
 from pydantic import BaseModel
 
+from docket.adherence.prompts_adherence import common_prefix_len
+
 RULE_ID = re.compile(r"^\[([A-Za-z0-9_.\-]+)\] \(", re.M)
 
 
@@ -49,18 +51,6 @@ def _reply(messages: list[ChatMessage]) -> str:
     return "PASS"
 
 
-def _common(a: str, b: str) -> int:
-    # Binary search over slice comparisons: C speed, so the event loop is not held up.
-    lo, hi = 0, min(len(a), len(b))
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if a[:mid] == b[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 def create_app(latencies: dict[str, float], default_latency: float = 0.0) -> FastAPI:
     """The mock app; ``latencies`` maps model names to seconds per call."""
     app = FastAPI(title="docket mock OpenAI server")
@@ -75,7 +65,7 @@ def create_app(latencies: dict[str, float], default_latency: float = 0.0) -> Fas
         started = time.time()
         prompt = "".join(f"<|{m.role}|>{m.content}" for m in request.messages)
         history = recent.setdefault(request.model, deque(maxlen=8))
-        cached_chars = max((_common(prompt, old) for old in history), default=0)
+        cached_chars = max((common_prefix_len(prompt, old) for old in history), default=0)
         history.append(prompt)
         await asyncio.sleep(latencies.get(request.model, default_latency))
         text = _reply(request.messages)

@@ -26,12 +26,25 @@ class KeywordJudge:
         if pair.docid in self.fail_on:
             raise ModelUnavailableError("server gone")
         if pair.docid in self.escalate:
-            return Judgment(pair.qid, pair.docid, self.method, None, "escalated", rounds=2,
-                            transcript=({"round": 1, "agent": "A", "label": 1},))
+            return Judgment(
+                pair.qid,
+                pair.docid,
+                self.method,
+                None,
+                "escalated",
+                rounds=2,
+                transcript=({"round": 1, "agent": "A", "label": 1},),
+            )
         word = pair.query.split()[0].lower()
         label = int(word in pair.text.lower())
-        return Judgment(pair.qid, pair.docid, self.method, label, "judge",
-                        usage={"calls": 1, "prompt_tokens": 10, "completion_tokens": 2})
+        return Judgment(
+            pair.qid,
+            pair.docid,
+            self.method,
+            label,
+            "judge",
+            usage={"calls": 1, "prompt_tokens": 10, "completion_tokens": 2},
+        )
 
     def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
         return judgments

@@ -5,11 +5,33 @@ from __future__ import annotations
 import docket
 
 EXPECTED = {
-    "ConfigError", "DocketError", "InputError", "JudgeOptions", "Judgment", "Message",
-    "MissingDependencyError", "Model", "ModelError", "ModelUnavailableError", "Pair",
-    "ParseError", "Record", "Request", "ReviewError", "Rule", "RuleSet", "StoreError",
-    "Submission", "TransientModelError", "UserError", "Verifier", "__version__",
-    "build_judge", "load_rules", "open_store", "read_pairs",
+    "ConfigError",
+    "DocketError",
+    "InputError",
+    "JudgeOptions",
+    "Judgment",
+    "Message",
+    "MissingDependencyError",
+    "Model",
+    "ModelError",
+    "ModelUnavailableError",
+    "Pair",
+    "ParseError",
+    "Record",
+    "Request",
+    "ReviewError",
+    "Rule",
+    "RuleSet",
+    "StoreError",
+    "Submission",
+    "TransientModelError",
+    "UserError",
+    "Verifier",
+    "__version__",
+    "build_judge",
+    "load_rules",
+    "open_store",
+    "read_pairs",
 }
 
 

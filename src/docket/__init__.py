@@ -6,6 +6,7 @@ and real-time requirement adherence checks for annotation programmes (RE-AD).
 
 from __future__ import annotations
 
+from docket.adherence import Record, Rule, RuleSet, Submission, Verifier, load_rules
 from docket.errors import (
     ConfigError,
     DocketError,
@@ -19,9 +20,8 @@ from docket.errors import (
     TransientModelError,
     UserError,
 )
-from docket.adherence import Record, Rule, RuleSet, Submission, Verifier, load_rules
 from docket.llm import Message, Model, Request
-from docket.relevance import Judgment, JudgeOptions, Pair, build_judge, read_pairs
+from docket.relevance import JudgeOptions, Judgment, Pair, build_judge, read_pairs
 from docket.store import open_store
 from docket.version import __version__
 

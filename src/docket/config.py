@@ -31,18 +31,22 @@ class Settings(BaseModel):
 
     db: str = Field("docket.db", description="store path or SQLAlchemy URL")
     model: str = Field("local", description="model name, e.g. local or openai:gpt-4o-mini")
-    cache: str = Field(default_factory=default_cache_path, description="response cache file, or 'off'")
+    cache: str = Field(
+        default_factory=default_cache_path, description="response cache file, or 'off'"
+    )
     concurrency: int = Field(4, ge=1, le=256, description="pairs judged at once")
-    max_retries: int = Field(4, ge=0, le=20, description="retries per LLM call on transient failures")
+    max_retries: int = Field(
+        4, ge=0, le=20, description="retries per LLM call on transient failures"
+    )
 
 
 def _env_values() -> dict[str, str]:
     prefix = "DOCKET_"
     names = set(Settings.model_fields)
     return {
-        key[len(prefix):].lower(): value
+        key[len(prefix) :].lower(): value
         for key, value in os.environ.items()
-        if key.startswith(prefix) and key[len(prefix):].lower() in names
+        if key.startswith(prefix) and key[len(prefix) :].lower() in names
     }
 
 

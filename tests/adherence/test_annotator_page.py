@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
@@ -12,23 +11,14 @@ from docket.adherence.verify import Verifier
 from docket.llm.fake import register_fake
 from docket.llm.types import Request
 from docket.store.base import Store, open_store
-from tests.adherence.verify_helpers import ruleset, serve
+from tests.adherence.verify_helpers import ruleset
+from tests.browser_support import CHROMIUM, chromium, serve
 
 pytestmark = pytest.mark.browser
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 TOKEN = "page-token-0123456789abcdef"
 XSS = '<img src=x onerror="window.__xss=1"><script>window.__xss=2</script>'
 
-if not os.path.exists(CHROMIUM):
+if not CHROMIUM.exists():
     pytest.skip("Debian chromium is not installed", allow_module_level=True)
 
 
@@ -54,10 +44,7 @@ def base_url(db_url: str) -> Iterator[str]:
 
 @pytest.fixture
 def page(base_url: str):  # type: ignore[no-untyped-def]
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+    with chromium() as browser:
         tab = browser.new_page()
         tab.set_default_timeout(15_000)
         tab.goto(base_url + "/login")
@@ -65,7 +52,6 @@ def page(base_url: str):  # type: ignore[no-untyped-def]
         tab.click("#login")
         tab.wait_for_url(base_url + "/annotate")
         yield tab
-        browser.close()
 
 
 def add_turn(page, text: str, role: str = "user") -> None:  # type: ignore[no-untyped-def]

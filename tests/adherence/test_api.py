@@ -13,7 +13,8 @@ from docket.adherence.api import create_app
 from docket.adherence.verify import Verifier, VerifierConfig
 from docket.adherence.web_auth import add_token, revoke_tokens
 from docket.store.base import Store, open_store
-from tests.adherence.verify_helpers import ruleset, serve, slow_model
+from tests.adherence.verify_helpers import ruleset, slow_model
+from tests.browser_support import serve
 
 TOKEN = "test-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}

@@ -26,6 +26,13 @@ CASES = [
     ("sentence_count", {"max": 2}, "Dr. Smith came. He left!", True, None),
     ("sentence_count", {"max": 1}, "One. Two? Three!", False, (5, 16)),
     ("sentence_count", {"min": 2}, "Only one sentence here", False, None),
+    (
+        "sentence_count",
+        {"exact": 2},
+        "The U.S. team met at 5 p.m. (e.g. Bob). It went well.",
+        True,
+        None,
+    ),
     ("paragraph_count", {"exact": 2}, "First para.\n\nSecond para.", True, None),
     ("paragraph_count", {"max": 1}, "A\n\n\nB\n  \nC", False, (4, 10)),
     ("paragraph_count", {"exact": 2, "separator": "divider"}, "A\n***\nB", True, None),

@@ -4,14 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-import socket
-import threading
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-
-import uvicorn
 
 from docket.adherence.record import Record, Turn
 from docket.adherence.rules import RuleSet
@@ -87,32 +80,6 @@ def asked_rule(request: Request) -> str:
     match = re.search(r"Rule to check: \[([^\]]+)\]", request.prompt_text)
     assert match, "not a per-rule prompt"
     return match.group(1)
-
-
-def free_port() -> int:
-    """A free TCP port on the loopback interface."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@contextmanager
-def serve(app) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    """Run ``app`` with uvicorn on a free loopback port in a thread; yield its base URL."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("test server did not start")
-        time.sleep(0.02)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 @dataclass

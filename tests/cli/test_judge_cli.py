@@ -14,9 +14,9 @@ from docket.cli.main import app, main
 from docket.errors import ModelUnavailableError, TransientModelError
 from docket.llm.fake import register_fake
 from docket.llm.types import Request
-from docket.review.queue import record_decision
 from docket.review.auth import add_reviewer
 from docket.review.models import ReviewTask
+from docket.review.queue import record_decision
 from docket.store import load_judgments, open_store
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "pairs.jsonl"
@@ -90,13 +90,19 @@ def _main(monkeypatch, capsys, *args: str) -> tuple[int, str]:  # type: ignore[n
 
 
 def test_malformed_line_names_file_line_field_and_writes_nothing(
-    tmp_path: Path, monkeypatch, capsys  # type: ignore[no-untyped-def]
+    tmp_path: Path,
+    monkeypatch,
+    capsys,  # type: ignore[no-untyped-def]
 ) -> None:
     pairs = tmp_path / "bad.jsonl"
     good = json.dumps({"qid": "q", "query": "x", "docid": "d", "text": "t"})
-    pairs.write_text(good + "\n" + json.dumps({"qid": "q", "query": "", "docid": "e", "text": "t"}) + "\n")
+    pairs.write_text(
+        good + "\n" + json.dumps({"qid": "q", "query": "", "docid": "e", "text": "t"}) + "\n"
+    )
     db = tmp_path / "d.db"
-    code, err = _main(monkeypatch, capsys, "judge", str(pairs), "--model", "fake:echo", "--db", str(db))
+    code, err = _main(
+        monkeypatch, capsys, "judge", str(pairs), "--model", "fake:echo", "--db", str(db)
+    )
     assert code == 2
     assert err.startswith(f"error: {pairs}:2: field 'query'") and "\n" not in err
     assert not db.exists()
@@ -155,12 +161,16 @@ def test_export_as_judged_and_as_reviewed(tmp_path: Path) -> None:
         record_decision(session, task.id, "ana", 1, note="tilt explains seasons")
     judged, reviewed = tmp_path / "judged.qrels", tmp_path / "reviewed.qrels"
     for path, labels in ((judged, "judged"), (reviewed, "reviewed")):
-        result = runner.invoke(app, ["export", "--job", "j", "--db", str(db), "-o", str(path), "--labels", labels])
+        result = runner.invoke(
+            app, ["export", "--job", "j", "--db", str(db), "-o", str(path), "--labels", labels]
+        )
         assert result.exit_code == 0, result.output
     assert judged.read_text().splitlines() == ["q1 0 d1 1", "q1 0 d2 1"]
     assert reviewed.read_text().splitlines() == ["q1 0 d1 1", "q1 0 d2 1", "q2 0 d3 1"]
     jsonl = tmp_path / "all.jsonl"
-    runner.invoke(app, ["export", "--job", "j", "--db", str(db), "-o", str(jsonl), "--format", "jsonl"])
+    runner.invoke(
+        app, ["export", "--job", "j", "--db", str(db), "-o", str(jsonl), "--format", "jsonl"]
+    )
     rows = [json.loads(line) for line in jsonl.read_text().splitlines()]
     d3 = next(r for r in rows if r["docid"] == "d3")
     assert (d3["source"], d3["judged_label"], d3["label"]) == ("human", None, 1)

@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 
 import pytest
-import uvicorn
 from fastapi.testclient import TestClient
 
 from docket.review.auth import add_reviewer
 from docket.review.web import create_app
 from docket.store.base import Store, open_store
+from tests.browser_support import serve
 
 
 @pytest.fixture
@@ -51,20 +48,5 @@ def login(client: TestClient, token: str) -> str:
 @pytest.fixture
 def live_server(store: Store) -> Iterator[str]:
     """The review app on a real uvicorn server, on a free loopback port, in a thread."""
-    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    sock.bind(("127.0.0.1", 0))
-    port = sock.getsockname()[1]
-    server = uvicorn.Server(
-        uvicorn.Config(create_app(store), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the review server did not start")
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
-    sock.close()
+    with serve(create_app(store)) as url:
+        yield url

@@ -17,19 +17,10 @@ from docket.review.auth import add_reviewer
 from docket.review.models import Decision
 from docket.review.queue import enqueue
 from docket.store.base import Store
+from tests.browser_support import CHROMIUM, chromium
 from tests.review.review_helpers import relevance_payload, wound_payload
 
 pytestmark = pytest.mark.browser
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 RELEVANT_BG, IRRELEVANT_BG = "rgb(220, 243, 226)", "rgb(251, 224, 222)"
 # Records CSP violations: if escaping failed, the CSP would block the injected code and
@@ -42,12 +33,8 @@ document.addEventListener('securitypolicyviolation', e => window.__violations.pu
 def browser() -> Iterator[object]:
     if not CHROMIUM.exists():
         pytest.fail("Debian chromium is not installed (apt-get install chromium chromium-driver)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture

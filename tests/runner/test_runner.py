@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from docket.relevance.types import Pair
 from docket.runner import run_judge_job
@@ -64,10 +65,8 @@ def test_interrupt_keeps_finished_work(db_url: str) -> None:
         task = asyncio.create_task(run_judge_job(store, "j", PAIRS, SlowJudge(), concurrency=4))
         await asyncio.sleep(0.5)
         task.cancel()
-        try:
+        with contextlib.suppress(asyncio.CancelledError):
             await task
-        except asyncio.CancelledError:
-            pass
 
     asyncio.run(run_then_cancel())
     with store.session() as session:

@@ -20,10 +20,18 @@ from docket.store import (
 
 PAIR = Pair("q1", "boil an egg", "d1", "Boil it six minutes.", label=1)
 JUDGMENT = Judgment(
-    "q1", "d1", "dream", 1, "consensus", rounds=2,
+    "q1",
+    "d1",
+    "dream",
+    1,
+    "consensus",
+    rounds=2,
     transcript=({"round": 1, "agent": "A", "label": 1, "evidence": ["S1"]},),
     usage={"calls": 4, "prompt_tokens": 400, "completion_tokens": 80},
-    model="fake:x", prompt_hash="abc", config={"rounds": 2}, parse_failures=1,
+    model="fake:x",
+    prompt_hash="abc",
+    config={"rounds": 2},
+    parse_failures=1,
 )
 
 

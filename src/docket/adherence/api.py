@@ -101,6 +101,22 @@ def need_store(request: Request) -> Store:
     return store
 
 
+def stream_verdict(
+    body: VerifyRequest, request: Request, source: str, annotator: str
+) -> EventSourceResponse:
+    """Verify ``body``, sending each rule's result as a Server-Sent Event; save the run.
+
+    Args:
+        body: the submission to verify (413 / 422 on bad input, see :func:`submission_of`).
+        request: the HTTP request; its app holds the verifier, store and size limit.
+        source: where the run came from, as saved (``api`` or ``page``).
+        annotator: the caller's name, as saved.
+    """
+    submission = submission_of(body, request.app.state.max_chars)
+    writer = RunWriter(request.app.state.store, source=source, annotator=annotator)
+    return EventSourceResponse(sse_events(request.app.state.verifier, submission, writer), ping=15)
+
+
 def _register_v1(app: FastAPI) -> None:
     @app.get("/health", tags=["meta"])
     def health() -> dict[str, str]:
@@ -135,11 +151,7 @@ def _register_v1(app: FastAPI) -> None:
         body: VerifyRequest, request: Request, caller: Annotated[Caller, Depends(require_token)]
     ):  # type: ignore[no-untyped-def]
         """Stream each rule's result as a Server-Sent Event as soon as it is known."""
-        submission = submission_of(body, request.app.state.max_chars)
-        writer = RunWriter(request.app.state.store, source="api", annotator=caller.name)
-        return EventSourceResponse(
-            sse_events(request.app.state.verifier, submission, writer), ping=15
-        )
+        return stream_verdict(body, request, "api", caller.name)
 
     @app.post("/v1/feedback", tags=["feedback"])
     def feedback(

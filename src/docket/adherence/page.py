@@ -18,10 +18,9 @@ from fastapi import Depends, FastAPI, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from sse_starlette.sse import EventSourceResponse
 
 from docket.adherence.history import record_feedback
-from docket.adherence.service import FeedbackRequest, RunWriter, VerifyRequest, sse_events
+from docket.adherence.service import FeedbackRequest, VerifyRequest
 from docket.adherence.web_auth import (
     SESSION_COOKIE,
     SESSION_LIFETIME,
@@ -132,7 +131,7 @@ def _register_login(app: FastAPI) -> None:
 
 
 def _register_annotate(app: FastAPI) -> None:
-    from docket.adherence.api import need_store, rule_infos, stats_payload, submission_of
+    from docket.adherence.api import need_store, rule_infos, stats_payload, stream_verdict
 
     @app.get("/annotate", response_class=HTMLResponse, include_in_schema=False)
     def annotate(request: Request) -> Response:
@@ -153,11 +152,7 @@ def _register_annotate(app: FastAPI) -> None:
     async def stream(
         body: VerifyRequest, request: Request, caller: Annotated[Caller, Depends(require_post)]
     ):  # type: ignore[no-untyped-def]
-        submission = submission_of(body, request.app.state.max_chars)
-        writer = RunWriter(request.app.state.store, source="page", annotator=caller.name)
-        return EventSourceResponse(
-            sse_events(request.app.state.verifier, submission, writer), ping=15
-        )
+        return stream_verdict(body, request, "page", caller.name)
 
     @app.post("/annotate/feedback", include_in_schema=False)
     def feedback(

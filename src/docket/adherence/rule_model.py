@@ -72,7 +72,18 @@ class Source(BaseModel):
         return value
 
 
-class Rule(BaseModel):
+class _Versioned(BaseModel):
+    """A model whose ``version`` is computed: a stored ``version`` in the input is ignored."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _ignore_stored_version(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "version" in data:
+            data = {k: v for k, v in data.items() if k != "version"}
+        return data
+
+
+class Rule(_Versioned):
     """One atomic, verifiable requirement.
 
     Attributes:
@@ -96,13 +107,6 @@ class Rule(BaseModel):
     source: Source | None = None
     note: str | None = None
     _params: BaseModel | None = PrivateAttr(default=None)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _ignore_stored_version(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "version" in data:
-            data = {k: v for k, v in data.items() if k != "version"}
-        return data
 
     @model_validator(mode="after")
     def _check_fits_tier(self) -> Rule:
@@ -147,7 +151,7 @@ def _validated_params(rule_id: str, check: FmtSpec, scope: Scope) -> BaseModel:
     return params
 
 
-class RuleSet(BaseModel):
+class RuleSet(_Versioned):
     """An ordered list of rules with unique ids.
 
     Attributes:
@@ -162,13 +166,6 @@ class RuleSet(BaseModel):
     name: str = Field(min_length=1)
     sop: str | None = None
     rules: list[Rule]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _ignore_stored_version(cls, data: Any) -> Any:
-        if isinstance(data, dict) and "version" in data:
-            data = {k: v for k, v in data.items() if k != "version"}
-        return data
 
     @field_validator("rules")
     @classmethod

@@ -6,7 +6,10 @@ import importlib
 
 import typer
 
-app = typer.Typer(help="Evaluate relevance methods against gold labels, or retrieval systems.", no_args_is_help=True)
+app = typer.Typer(
+    help="Evaluate relevance methods against gold labels, or retrieval systems.",
+    no_args_is_help=True,
+)
 
 for _module in ("docket.cli.eval_methods", "docket.cli.eval_systems"):
     try:

@@ -22,7 +22,9 @@ def export(
     job: Annotated[str, typer.Option(help="job name (see the summary of docket judge)")],
     output: Annotated[Path, typer.Option("--out", "-o", help="file to write")],
     fmt: Annotated[str, typer.Option("--format", help="qrels | jsonl")] = "qrels",
-    labels: Annotated[str, typer.Option(help="judged | reviewed (human decisions win)")] = "reviewed",
+    labels: Annotated[
+        str, typer.Option(help="judged | reviewed (human decisions win)")
+    ] = "reviewed",
     db: Annotated[str | None, typer.Option(help="store path or SQLAlchemy URL")] = None,
 ) -> None:
     """Export a job's labels as TREC qrels or JSONL with provenance."""

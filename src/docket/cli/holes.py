@@ -146,7 +146,11 @@ def _judge_in_store(
     store = open_store(settings.db)
     with store.session() as session:
         upsert_job(
-            session, name=job, method=judge.method, model=settings.model, options=options,
+            session,
+            name=job,
+            method=judge.method,
+            model=settings.model,
+            options=options,
             source=source,
         )
     run = judge_job(store, job, pairs, judge, concurrency=settings.concurrency, console=console)
@@ -177,7 +181,9 @@ def fill_command(
     cache: CacheOpt = None,
     audit: Annotated[bool, typer.Option(help="also re-judge pooled judged pairs")] = False,
     db: Annotated[str | None, typer.Option(help="store path or SQLAlchemy URL")] = None,
-    job: Annotated[str | None, typer.Option(help="job name (default: holes-<qrels>-<method>)")] = None,
+    job: Annotated[
+        str | None, typer.Option(help="job name (default: holes-<qrels>-<method>)")
+    ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="judge at most this many pairs")] = None,
     level: Annotated[
         str, typer.Option(help="labels in --out-qrels: original|automatic|reviewed")

@@ -24,7 +24,9 @@ Method = Annotated[str, typer.Option(help="dream | single | lara | majority")]
 
 @app.command()
 def judge(
-    pairs_path: Annotated[Path, typer.Argument(metavar="PAIRS", help="JSONL or TSV: qid, query, docid, text[, label]")],
+    pairs_path: Annotated[
+        Path, typer.Argument(metavar="PAIRS", help="JSONL or TSV: qid, query, docid, text[, label]")
+    ],
     method: Method = "dream",
     model: Annotated[str | None, typer.Option(help="model name (default: local)")] = None,
     job: Annotated[str | None, typer.Option(help="job name (default: file stem + method)")] = None,
@@ -35,7 +37,9 @@ def judge(
     stances: Annotated[str, typer.Option(help="opposing | swapped | neutral")] = "opposing",
     agents: Annotated[int, typer.Option(help="debating agents (consensus = unanimous)")] = 2,
     agent_model: Annotated[list[str] | None, typer.Option(help="model per agent (repeat)")] = None,
-    adjudicator: Annotated[str | None, typer.Option(help="LLM adjudicator model instead of a human")] = None,
+    adjudicator: Annotated[
+        str | None, typer.Option(help="LLM adjudicator model instead of a human")
+    ] = None,
     scale: Annotated[str, typer.Option(help="single judge: binary | graded")] = "binary",
     samples: Annotated[int, typer.Option(help="majority: samples per pair")] = 5,
     budget: Annotated[float, typer.Option(help="lara: share of pairs sent to humans")] = 0.035,
@@ -44,9 +48,15 @@ def judge(
     """Judge query-chunk pairs (DREAM debate by default); resumable, results in the store."""
     settings = load_settings(model=model, db=db, concurrency=concurrency, cache=cache)
     options = JudgeOptions.checked(
-        method=method, rounds=rounds, stances=stances, agents=agents,
-        agent_models=agent_model or [], adjudicator=adjudicator, scale=scale,
-        samples=samples, budget=budget,
+        method=method,
+        rounds=rounds,
+        stances=stances,
+        agents=agents,
+        agent_models=agent_model or [],
+        adjudicator=adjudicator,
+        scale=scale,
+        samples=samples,
+        budget=budget,
     )
     loaded = read_pairs(pairs_path)
     if loaded.duplicates:
@@ -57,13 +67,24 @@ def judge(
     store = open_store(settings.db)
     with store.session() as session:
         upsert_job(
-            session, name=job_name, method=method, model=settings.model,
-            options=options.model_dump(), source=str(pairs_path),
+            session,
+            name=job_name,
+            method=method,
+            model=settings.model,
+            options=options.model_dump(),
+            source=str(pairs_path),
         )
     run = judge_job(
-        store, job_name, loaded.pairs, judge_, concurrency=settings.concurrency,
-        console=console, required_reviews=reviews,
+        store,
+        job_name,
+        loaded.pairs,
+        judge_,
+        concurrency=settings.concurrency,
+        console=console,
+        required_reviews=reviews,
     )
-    print_summary(run.results, job_name, settings.db, skipped=run.outcome.skipped, queued=run.queued)
+    print_summary(
+        run.results, job_name, settings.db, skipped=run.outcome.skipped, queued=run.queued
+    )
     if run.outcome.error is not None:
         raise run.outcome.error

@@ -24,12 +24,18 @@ def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
     """One row per pair: label, how it was decided, rounds, calls, tokens."""
     table = Table(title=title)
     for column in ("qid", "docid", "label", "decided by", "rounds", "LLM calls", "tokens"):
-        table.add_column(column, justify="right" if column in ("rounds", "LLM calls", "tokens") else "left")
+        table.add_column(
+            column, justify="right" if column in ("rounds", "LLM calls", "tokens") else "left"
+        )
     for pair, judgment in results:
         usage = judgment.usage
         table.add_row(
-            pair.qid, pair.docid, _label_text(judgment), judgment.decided_by,
-            str(judgment.rounds), str(usage.get("calls", 0)),
+            pair.qid,
+            pair.docid,
+            _label_text(judgment),
+            judgment.decided_by,
+            str(judgment.rounds),
+            str(usage.get("calls", 0)),
             str(usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)),
         )
     return table
@@ -39,7 +45,9 @@ def totals_table(results: Sequence[tuple[Pair, Judgment]]) -> Table:
     """How many pairs were decided which way, with total calls and tokens."""
     decided = Counter(j.decided_by for _, j in results)
     calls = sum(j.usage.get("calls", 0) for _, j in results)
-    tokens = sum(j.usage.get("prompt_tokens", 0) + j.usage.get("completion_tokens", 0) for _, j in results)
+    tokens = sum(
+        j.usage.get("prompt_tokens", 0) + j.usage.get("completion_tokens", 0) for _, j in results
+    )
     parse_failures = sum(j.parse_failures for _, j in results)
     table = Table(title="totals")
     table.add_column("pairs", justify="right")
@@ -48,8 +56,11 @@ def totals_table(results: Sequence[tuple[Pair, Judgment]]) -> Table:
     for column in ("LLM calls", "tokens", "parse failures"):
         table.add_column(column, justify="right")
     table.add_row(
-        str(len(results)), *(str(decided[n]) for n in sorted(decided)),
-        str(calls), str(tokens), str(parse_failures),
+        str(len(results)),
+        *(str(decided[n]) for n in sorted(decided)),
+        str(calls),
+        str(tokens),
+        str(parse_failures),
     )
     return table
 
@@ -58,7 +69,9 @@ def gold_line(results: Sequence[tuple[Pair, Judgment]]) -> str | None:
     """How the automatic labels compare with the gold labels in the input, if any."""
     from docket.relevance.metrics import class_recalls
 
-    decided = [(p.label, j.label) for p, j in results if p.label is not None and j.label is not None]
+    decided = [
+        (p.label, j.label) for p, j in results if p.label is not None and j.label is not None
+    ]
     if not decided:
         return None
     gold, predicted = zip(*decided, strict=True)

@@ -147,7 +147,10 @@ class Model:
         reask = replace(
             request,
             messages=request.messages
-            + (Message("assistant", first.text), Message("user", REASK_TEMPLATE.format(error=error))),
+            + (
+                Message("assistant", first.text),
+                Message("user", REASK_TEMPLATE.format(error=error)),
+            ),
         )
         second = await self.generate(reask)
         try:

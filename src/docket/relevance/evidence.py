@@ -5,35 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-# Words whose trailing period does not end a sentence.
-_ABBREVIATIONS = frozenset(
-    [
-        "mr",
-        "mrs",
-        "ms",
-        "dr",
-        "prof",
-        "sr",
-        "jr",
-        "st",
-        "vs",
-        "etc",
-        "e.g",
-        "i.e",
-        "no",
-        "fig",
-        "approx",
-        "inc",
-        "ltd",
-        "co",
-        "u.s",
-        "a.m",
-        "p.m",
-        "cf",
-        "al",
-    ]
-)
-_END = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*\s+")
+from docket.text import sentence_ends
+
 _LIST_START = re.compile(r"^(?:[-*\u2022#>]|\d+[.)]\s)")
 _ID = re.compile(r"\bS?\s*(\d+)\b", re.I)
 
@@ -77,23 +50,14 @@ def _blocks(text: str) -> list[str]:
 def _split_block(block: str) -> list[str]:
     block = re.sub(r"\s+", " ", block).strip()
     pieces, start = [], 0
-    for match in _END.finditer(block):
-        following = block[match.end() : match.end() + 1]
-        if following.islower() or _is_abbreviation(block[start : match.start() + 1]):
+    for match in sentence_ends(block):
+        # Whitespace is collapsed, so the next sentence would start one space further on.
+        if block[match.end() + 1 : match.end() + 2].islower():
             continue
         pieces.append(block[start : match.end()].strip())
         start = match.end()
     pieces.append(block[start:].strip())
     return [piece for piece in pieces if piece]
-
-
-def _is_abbreviation(text_up_to_period: str) -> bool:
-    words = text_up_to_period.split()
-    if not words or not text_up_to_period.endswith("."):
-        return False
-    word = words[-1].rstrip(".").lower().lstrip("(\"'")
-    # A lone capital letter before the period is an initial ("J. Smith").
-    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
 
 
 def sentence_id(index: int) -> str:

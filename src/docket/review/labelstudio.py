@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from docket.review.item import LABELS
 from docket.review.models import Decision, Reviewer, ReviewTask
-from docket.review.queue import latest_decisions
+from docket.review.queue import latest_decisions, select_tasks
 
 LABEL_CONFIG = """<View>
   <Header value="$query"/>
@@ -116,12 +116,7 @@ def export_labelstudio(
             Label Studio accepts that only for member emails (or with
             ``ALLOW_IMPORT_TASKS_WITH_UNKNOWN_EMAILS``); turn it off otherwise.
     """
-    query = select(ReviewTask).order_by(ReviewTask.id)
-    if job:
-        query = query.where(ReviewTask.job == job)
-    if kind:
-        query = query.where(ReviewTask.kind == kind)
-    tasks = list(session.scalars(query))
+    tasks = select_tasks(session, job, kind)
     names = dict(session.execute(select(Reviewer.id, Reviewer.name)).all())
     latest = latest_decisions(session, [t.id for t in tasks])
     rows: dict[int, list[Decision]] = {}

@@ -279,6 +279,18 @@ def close_task(session: Session, task_id: int) -> ReviewTask:
     return task
 
 
+def select_tasks(
+    session: Session, job: str | None = None, kind: str | None = None
+) -> list[ReviewTask]:
+    """Review tasks in id order, only of ``job`` and ``kind`` when given (empty means all)."""
+    query = select(ReviewTask).order_by(ReviewTask.id)
+    if job:
+        query = query.where(ReviewTask.job == job)
+    if kind:
+        query = query.where(ReviewTask.kind == kind)
+    return list(session.scalars(query))
+
+
 def latest_decisions(session: Session, task_ids: list[int]) -> dict[int, dict[int, Decision]]:
     """For each task, the latest decision of each reviewer (corrections win)."""
     result: dict[int, dict[int, Decision]] = {}

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from docket.agreement import fleiss_kappa, krippendorff_alpha_counts
 from docket.review.models import TASK_CLOSED, TASK_DONE, TASK_OPEN, Decision, Reviewer, ReviewTask
-from docket.review.queue import latest_decisions
+from docket.review.queue import latest_decisions, select_tasks
 
 
 def _num(value: float | None, digits: int = 4) -> float | None:
@@ -115,12 +115,7 @@ def review_stats(session: Session, job: str | None = None, kind: str | None = No
         balanced accuracy of reviewers with and without the debate, where the
         payload holds a gold label).
     """
-    query = select(ReviewTask).order_by(ReviewTask.id)
-    if job:
-        query = query.where(ReviewTask.job == job)
-    if kind:
-        query = query.where(ReviewTask.kind == kind)
-    tasks = list(session.scalars(query))
+    tasks = select_tasks(session, job, kind)
     ids = [t.id for t in tasks]
     latest = latest_decisions(session, ids)
     rows = [

@@ -66,6 +66,8 @@ def apply_human_decisions(
     for pair, judgment in results:
         outcome = outcomes.get(f"{pair.qid}\t{pair.docid}")
         if outcome is not None and outcome.label is not None:
-            judgment = replace(judgment, label=outcome.label, grade=outcome.grade, decided_by="human")
+            judgment = replace(
+                judgment, label=outcome.label, grade=outcome.grade, decided_by="human"
+            )
         merged.append((pair, judgment))
     return merged

@@ -45,7 +45,11 @@ def judge_job(
         task = progress.add_task(label, total=len(pairs))
         outcome = asyncio.run(
             run_judge_job(
-                store, job, pairs, judge, concurrency=concurrency,
+                store,
+                job,
+                pairs,
+                judge,
+                concurrency=concurrency,
                 on_result=lambda _pair, _judgment: progress.advance(task),
             )
         )

@@ -63,13 +63,29 @@ def jsonl_lines(rows: Iterable[ExportRow]) -> Iterator[str]:
     """One JSON object per pair with its full provenance."""
     for row in rows:
         r = row.record
-        yield json.dumps({
-            "qid": r.qid, "docid": r.docid, "label": row.label, "source": row.source,
-            "judged_label": r.label, "decided_by": r.decided_by, "human": row.human,
-            "rounds": r.rounds, "grade": r.grade, "method": r.method, "model": r.model,
-            "prompt_hash": r.prompt_hash, "config": r.config, "usage": r.usage,
-            "transcript": r.transcript, "docket_version": r.docket_version,
-        }) + "\n"
+        yield (
+            json.dumps(
+                {
+                    "qid": r.qid,
+                    "docid": r.docid,
+                    "label": row.label,
+                    "source": row.source,
+                    "judged_label": r.label,
+                    "decided_by": r.decided_by,
+                    "human": row.human,
+                    "rounds": r.rounds,
+                    "grade": r.grade,
+                    "method": r.method,
+                    "model": r.model,
+                    "prompt_hash": r.prompt_hash,
+                    "config": r.config,
+                    "usage": r.usage,
+                    "transcript": r.transcript,
+                    "docket_version": r.docket_version,
+                }
+            )
+            + "\n"
+        )
 
 
 def write_atomically(path: Path, lines: Iterable[str]) -> int:

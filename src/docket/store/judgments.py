@@ -23,7 +23,11 @@ def upsert_job(
     job = session.get(Job, name)
     if job is None:
         job = Job(
-            name=name, method=method, model=model, options=options, source=source,
+            name=name,
+            method=method,
+            model=model,
+            options=options,
+            source=source,
             docket_version=__version__,
         )
         session.add(job)
@@ -103,7 +107,9 @@ def judgment_from_record(record: JudgmentRecord) -> Judgment:
 
 def pair_from_record(record: JudgmentRecord) -> Pair:
     """The pair a record judged (with its gold label if one was given)."""
-    return Pair(qid=record.qid, query=record.query, docid=record.docid, text=record.text, label=record.gold)
+    return Pair(
+        qid=record.qid, query=record.query, docid=record.docid, text=record.text, label=record.gold
+    )
 
 
 def load_judgments(session: Session, job: str) -> list[JudgmentRecord]:

@@ -11,31 +11,9 @@ import regex
 from pydantic import field_validator
 
 from docket.adherence.checks.base import Bounds, CheckOutcome, checker
+from docket.text import sentence_ends
 
 WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
-_SENTENCE_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s|$)")
-_ABBREVIATIONS = frozenset(
-    [
-        "mr",
-        "mrs",
-        "ms",
-        "dr",
-        "prof",
-        "sr",
-        "jr",
-        "st",
-        "vs",
-        "etc",
-        "e.g",
-        "i.e",
-        "approx",
-        "no",
-        "fig",
-        "inc",
-        "ltd",
-        "co",
-    ]
-)
 # A word (as WORD) with at least two letters, all upper case; \\p{..} needs the regex engine.
 CAPS_WORD = regex.compile(r"(?<![\w'’-])(?=(?:[\p{Lu}\d'’-]*\p{Lu}){2})[\p{Lu}\d'’-]+(?![\w'’-])")
 _SPACE = re.compile(r"\s")
@@ -80,11 +58,7 @@ def sentence_starts(text: str) -> list[int]:
     """Start offsets of the sentences of ``text`` (terminal punctuation, abbreviations kept)."""
     starts: list[int] = []
     begin = 0
-    for match in _SENTENCE_END.finditer(text):
-        before = text[begin : match.start()].split()
-        last = before[-1].lower().rstrip(".") if before else ""
-        if last in _ABBREVIATIONS or (len(last) == 1 and last.isalpha() and match.group() == "."):
-            continue
+    for match in sentence_ends(text):
         if WORD.search(text, begin, match.start()):
             starts.append(_skip_space(text, begin))
         begin = match.end()

@@ -1,0 +1,78 @@
+"""Where sentences end: shared by evidence ids (relevance) and sentence counts (adherence).
+
+Callers build on :func:`sentence_ends`: the relevance splitter also lets a lowercase
+start continue a sentence and breaks at blank lines, while the ``sentence_count`` check
+counts sentences by their offsets in the raw text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+# Words whose trailing period does not end a sentence.
+ABBREVIATIONS = frozenset(
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "no",
+        "fig",
+        "approx",
+        "inc",
+        "ltd",
+        "co",
+        "u.s",
+        "a.m",
+        "p.m",
+        "cf",
+        "al",
+    ]
+)
+# Terminal punctuation with any closing quotes or brackets, then whitespace or the end.
+SENTENCE_END = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s|$)")
+
+
+def sentence_ends(text: str) -> Iterator[re.Match[str]]:
+    """The runs of terminal punctuation in ``text`` that end a sentence.
+
+    A run ends a sentence unless its period follows an abbreviation (``Dr.``, ``e.g.``)
+    or an initial (``J. Smith``).
+
+    Args:
+        text: the text to scan.
+
+    Yields:
+        Matches of :data:`SENTENCE_END`, in order; ``match.end()`` is where the sentence stops.
+    """
+    begin = 0
+    for match in SENTENCE_END.finditer(text):
+        if not is_abbreviation(text[begin : match.start()], match.group()):
+            yield match
+            begin = match.end()
+
+
+def is_abbreviation(before: str, terminator: str) -> bool:
+    """Whether ``terminator`` (e.g. ``"."``) right after ``before`` marks an abbreviation.
+
+    Args:
+        before: the text before the punctuation (its last word is the one tested).
+        terminator: the punctuation run, with any closing quotes or brackets.
+
+    Returns:
+        True when the run starts with a period straight after a listed abbreviation or a
+        single letter (an initial, as in ``J. Smith``); False otherwise.
+    """
+    if not terminator.startswith(".") or not before or before[-1].isspace():
+        return False
+    word = before.rsplit(None, 1)[-1].rstrip(".").lower().lstrip("(\"'")
+    return word in ABBREVIATIONS or (len(word) == 1 and word.isalpha())

@@ -1,0 +1,25 @@
+"""Where sentences end: the rules shared by evidence ids and the sentence_count check."""
+
+from __future__ import annotations
+
+from docket.text import is_abbreviation, sentence_ends
+
+
+def ends(text: str) -> list[int]:
+    return [match.end() for match in sentence_ends(text)]
+
+
+def test_sentence_ends_skip_abbreviations_and_initials():
+    text = "Dr. J. Smith met Smith et al. at 5 p.m. today. Done!"
+    assert ends(text) == [len("Dr. J. Smith met Smith et al. at 5 p.m. today."), len(text)]
+
+
+def test_sentence_ends_keep_closing_quotes_and_ellipsis():
+    text = 'He said "stop." Then\u2026 nothing? No'
+    assert ends(text) == [len('He said "stop."'), len('He said "stop." Then\u2026'), 30]
+
+
+def test_is_abbreviation_needs_a_period_right_after_the_word():
+    assert is_abbreviation("see (e.g", ".") and is_abbreviation("Mr", '.")')
+    assert not is_abbreviation("Mr", "!") and not is_abbreviation("Mr ", ".")
+    assert not is_abbreviation("", ".") and not is_abbreviation("the end", ".")
