@@ -75,6 +75,19 @@ def category_counts(
     return counts, cats
 
 
+def _rated_units(counts: ArrayLike) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of a units x categories count matrix with two or more ratings, and their sums.
+
+    Raises:
+        ValueError: ``counts`` is not a 2-D matrix.
+    """
+    table = np.asarray(counts, dtype=float)
+    if table.ndim != 2:
+        raise ValueError("counts must be a 2-D units x categories matrix")
+    totals = table.sum(axis=1)
+    return table[totals >= 2], totals[totals >= 2]
+
+
 def fleiss_kappa(counts: ArrayLike) -> float:
     """Fleiss' kappa for a units x categories count matrix.
 
@@ -86,11 +99,7 @@ def fleiss_kappa(counts: ArrayLike) -> float:
         Kappa, or NaN when it is undefined (no usable unit, or every rating in one
         category so that chance agreement is 1).
     """
-    table = np.asarray(counts, dtype=float)
-    if table.ndim != 2:
-        raise ValueError("counts must be a 2-D units x categories matrix")
-    n_i = table.sum(axis=1)
-    table, n_i = table[n_i >= 2], n_i[n_i >= 2]
+    table, n_i = _rated_units(counts)
     if len(table) == 0:
         return math.nan
     p_j = table.sum(axis=0) / n_i.sum()
@@ -110,11 +119,7 @@ def krippendorff_alpha_counts(counts: ArrayLike) -> float:
     Returns:
         Alpha, or NaN when undefined (no pairable unit, or no variation at all).
     """
-    table = np.asarray(counts, dtype=float)
-    if table.ndim != 2:
-        raise ValueError("counts must be a 2-D units x categories matrix")
-    m_u = table.sum(axis=1)
-    table, m_u = table[m_u >= 2], m_u[m_u >= 2]
+    table, m_u = _rated_units(counts)
     if len(table) == 0:
         return math.nan
     weighted = table / (m_u - 1)[:, None]

@@ -209,14 +209,14 @@ class _Run:
         else:
             self._keep(candidate)
 
+    def _keep_at_depth_bound(self, candidate: Candidate, why: str) -> None:
+        self.report.depth_limited += 1
+        self._keep(replace(candidate, note=_join(candidate.note, why)))
+
     async def _split(self, candidate: Candidate, parts: tuple[Candidate, ...], depth: int) -> None:
         if depth >= self.options.max_depth:
-            self.report.depth_limited += 1
-            self._keep(
-                replace(
-                    candidate,
-                    note=_join(candidate.note, "not atomic, but the split depth bound was reached"),
-                )
+            self._keep_at_depth_bound(
+                candidate, "not atomic, but the split depth bound was reached"
             )
             return
         self.report.decomposed += 1
@@ -234,13 +234,7 @@ class _Run:
             )
             return
         if depth >= self.options.max_depth:
-            self.report.depth_limited += 1
-            self._keep(
-                replace(
-                    candidate,
-                    note=_join(candidate.note, "overlaps another rule; merge depth bound reached"),
-                )
-            )
+            self._keep_at_depth_bound(candidate, "overlaps another rule; merge depth bound reached")
             return
         self.report.merged += 1
         old = self.kept.pop(key)

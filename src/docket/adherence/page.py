@@ -71,19 +71,24 @@ def require_post(request: Request) -> Caller:
     return caller
 
 
+def _set_cookie(response: Response, request: Request, name: str, value: str, max_age: int) -> None:
+    # HTTP-only and same-site strict; Secure when the server was started with --secure-cookies.
+    response.set_cookie(
+        name,
+        value,
+        httponly=True,
+        samesite="strict",
+        secure=request.app.state.secure_cookies,
+        max_age=max_age,
+    )
+
+
 def _login_page(request: Request, error: str = "", status: int = 200) -> Response:
     nonce = secrets.token_urlsafe(24)
     response = templates.TemplateResponse(
         request, "verify_login.html", {"csrf": nonce, "error": error}, status_code=status
     )
-    response.set_cookie(
-        LOGIN_COOKIE,
-        nonce,
-        httponly=True,
-        samesite="strict",
-        secure=request.app.state.secure_cookies,
-        max_age=3600,
-    )
+    _set_cookie(response, request, LOGIN_COOKIE, nonce, max_age=3600)
     return _harden(response)
 
 
@@ -109,14 +114,8 @@ def _register_login(app: FastAPI) -> None:
             return _login_page(request, "Unknown or revoked token.", 401)
         cookie, _csrf = auth.start_session(name)
         response = RedirectResponse("/annotate", status_code=303)
-        response.set_cookie(
-            SESSION_COOKIE,
-            cookie,
-            httponly=True,
-            samesite="strict",
-            secure=request.app.state.secure_cookies,
-            max_age=int(SESSION_LIFETIME.total_seconds()),
-        )
+        max_age = int(SESSION_LIFETIME.total_seconds())
+        _set_cookie(response, request, SESSION_COOKIE, cookie, max_age=max_age)
         response.delete_cookie(LOGIN_COOKIE)
         return response
 

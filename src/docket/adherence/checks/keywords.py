@@ -38,22 +38,23 @@ def _find(text: str, keyword: str, options: MatchOptions) -> re.Match[str] | Non
     return keyword_pattern(keyword, options.case_sensitive, options.whole_word).search(text)
 
 
-def _non_empty(values: list[str]) -> list[str]:
-    if not values or any(not v.strip() for v in values):
-        raise ValueError("give at least one keyword, none of them empty")
-    return values
-
-
-class KeywordsParams(MatchOptions):
-    """``keywords``: the words or phrases; ``mode``: ``all`` (default) or ``any`` must occur."""
+class _KeywordList(MatchOptions):
+    """``keywords``: one or more words or phrases, none of them empty."""
 
     keywords: list[str] = Field(min_length=1)
-    mode: Literal["all", "any"] = "all"
 
     @field_validator("keywords")
     @classmethod
-    def _no_empty_keyword(cls, value: list[str]) -> list[str]:
-        return _non_empty(value)
+    def _no_empty_keyword(cls, values: list[str]) -> list[str]:
+        if not values or any(not v.strip() for v in values):
+            raise ValueError("give at least one keyword, none of them empty")
+        return values
+
+
+class KeywordsParams(_KeywordList):
+    """``keywords``: the words or phrases; ``mode``: ``all`` (default) or ``any`` must occur."""
+
+    mode: Literal["all", "any"] = "all"
 
 
 @checker("keywords_required", KeywordsParams)
@@ -69,15 +70,8 @@ def keywords_required(text: str, params: KeywordsParams) -> CheckOutcome:
     return CheckOutcome(False, f"{need} the required keywords: {listed}")
 
 
-class ForbiddenParams(MatchOptions):
+class ForbiddenParams(_KeywordList):
     """``keywords``: words or phrases that must not occur."""
-
-    keywords: list[str] = Field(min_length=1)
-
-    @field_validator("keywords")
-    @classmethod
-    def _no_empty_keyword(cls, value: list[str]) -> list[str]:
-        return _non_empty(value)
 
 
 @checker("keywords_forbidden", ForbiddenParams)
