@@ -33,6 +33,7 @@ def judge(
     db: Annotated[str | None, typer.Option(help="store path or SQLAlchemy URL")] = None,
     concurrency: Annotated[int | None, typer.Option(help="pairs judged at once")] = None,
     cache: Annotated[str | None, typer.Option(help="response cache file, or 'off'")] = None,
+    max_retries: Annotated[int | None, typer.Option(help="retries per LLM call")] = None,
     rounds: Annotated[int, typer.Option(help="debate rounds R")] = 2,
     stances: Annotated[str, typer.Option(help="opposing | swapped | neutral")] = "opposing",
     agents: Annotated[int, typer.Option(help="debating agents (consensus = unanimous)")] = 2,
@@ -46,7 +47,9 @@ def judge(
     reviews: Annotated[int, typer.Option(help="independent reviewers per escalated pair")] = 1,
 ) -> None:
     """Judge query-chunk pairs (DREAM debate by default); resumable, results in the store."""
-    settings = load_settings(model=model, db=db, concurrency=concurrency, cache=cache)
+    settings = load_settings(
+        model=model, db=db, concurrency=concurrency, cache=cache, max_retries=max_retries
+    )
     options = JudgeOptions.checked(
         method=method,
         rounds=rounds,
