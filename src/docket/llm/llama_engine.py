@@ -77,14 +77,19 @@ class LlamaEngine:
     def __init__(self, path: Path, n_ctx: int, n_threads: int) -> None:
         self.llama_cpp = import_llama_cpp()
         self.path, self.n_ctx = path, n_ctx
-        self.llm = self.llama_cpp.Llama(
-            model_path=str(path),
-            n_ctx=n_ctx,
-            n_threads=n_threads,
-            n_threads_batch=n_threads,
-            logits_all=False,
-            verbose=False,
-        )
+        from llama_cpp._utils import suppress_stdout_stderr
+
+        # llama.cpp prints a context warning straight to stderr even with verbose=False;
+        # users of the CLI should see docket's output, not the engine's start-up notes.
+        with suppress_stdout_stderr(disable=False):
+            self.llm = self.llama_cpp.Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                logits_all=False,
+                verbose=False,
+            )
         self.n_vocab = self.llm.n_vocab()
         self.lock = threading.Lock()
 
