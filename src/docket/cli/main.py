@@ -26,6 +26,7 @@ SUBCOMMANDS: list[tuple[str, str, str | None]] = [
     ("docket.cli.review", "app", "review"),
     ("docket.cli.rules", "app", "rules"),
     ("docket.cli.verify", "app", "verify"),
+    ("docket.cli.bench", "app", "bench"),
 ]
 
 
