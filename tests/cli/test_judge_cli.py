@@ -181,3 +181,29 @@ def test_export_of_unknown_job_is_a_clear_error(tmp_path: Path, monkeypatch, cap
     args = ("export", "--job", "nope", "--db", str(tmp_path / "d.db"), "-o", str(tmp_path / "x"))
     code, err = _main(monkeypatch, capsys, *args)
     assert code == 2 and "no job named 'nope'" in err
+
+
+def test_eval_methods_answers_escalations_with_recorded_reviews(tmp_path: Path) -> None:
+    fake = Counter("cli-eval-review", _egg_debater)
+    db = tmp_path / "d.db"
+    assert _judge(db, fake.model).exit_code == 0
+    gold = {
+        (row["qid"], row["docid"]): row["label"]
+        for row in map(json.loads, EXAMPLES.read_text().splitlines())
+    }
+    store = open_store(db)
+    with store.session() as session:
+        add_reviewer(session, "ana")
+        for task in session.query(ReviewTask).all():
+            qid, docid = task.item_key.split("\t")
+            record_decision(session, task.id, "ana", gold[(qid, docid)])
+    report = tmp_path / "report.json"
+    args = ["eval", "methods", str(EXAMPLES), "--methods", "dream", "--model", fake.model]
+    args += ["--humans", "review", "--db", str(db), "--out", str(report)]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    dream = json.loads(report.read_text())["methods"]["dream"]
+    assert dream["unresolved"] == 0 and dream["escalated"] == 10
+    # d1 and d2 are labelled relevant by consensus (d2 wrongly); reviewers decide the rest
+    assert dream["relevant_recall"] == 1.0
+    assert dream["irrelevant_recall"] == 5 / 6

@@ -59,13 +59,18 @@ def methods(
     ] = None,
     plot: Annotated[Path | None, typer.Option(help="Draw bAcc vs escalation as PNG here.")] = None,
     humans: Annotated[
-        str, typer.Option(help="Who answers escalations: 'gold' or a file of qid, docid, label.")
+        str,
+        typer.Option(
+            help="Who answers escalations: 'gold', 'review' (reviewers' decisions in --db), "
+            "or a file of qid, docid, label."
+        ),
     ] = "gold",
+    db: Annotated[str | None, typer.Option(help="Store with review decisions.")] = None,
     cache: Annotated[str | None, typer.Option(help="Response cache file, or 'off'.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Pairs judged at once.")] = None,
 ) -> None:
     """Compare relevance methods against gold labels; print a table, write JSON and a plot."""
-    settings = load_settings(model=model, cache=cache, concurrency=concurrency)
+    settings = load_settings(model=model, cache=cache, concurrency=concurrency, db=db)
     names = _method_list(methods)
     options = JudgeOptions.checked(
         rounds=rounds,
@@ -78,7 +83,7 @@ def methods(
         agent_models=[m.strip() for m in agent_models.split(",") if m.strip()],
     )
     pair_list = read_pairs(pairs)
-    decisions = None if humans == "gold" else read_labels(humans)
+    decisions = _human_decisions(humans, settings.db)
     report = _run(pair_list, names, options, settings, decisions)
     out.print(metrics_table(report))
     if report.curves:
@@ -90,6 +95,24 @@ def methods(
         typer.echo(f"report written to {report_path}")
     if plot is not None:
         typer.echo(f"plot written to {plot_curves(report, plot)}")
+
+
+def _human_decisions(humans: str, db: str) -> dict[tuple[str, str], int] | None:
+    """Gold stands in for humans, or recorded decisions from the review store or a file."""
+    if humans == "gold":
+        return None
+    if humans != "review":
+        return read_labels(humans)
+    from docket.review.queue import final_labels
+    from docket.store import open_store
+
+    with open_store(db).session() as session:
+        outcomes = final_labels(session)
+    return {
+        tuple(key.split("\t", 1)): outcome.label  # type: ignore[misc]
+        for key, outcome in outcomes.items()
+        if outcome.label is not None
+    }
 
 
 def _method_list(text: str) -> list[str]:
