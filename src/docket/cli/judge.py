@@ -14,7 +14,7 @@ from docket.config import load_settings
 from docket.relevance import JudgeOptions, build_judge
 from docket.relevance.pairs_io import read_pairs
 from docket.runner import judge_job
-from docket.store import open_store, upsert_job
+from docket.store import Store, open_store, upsert_job
 
 log = logging.getLogger(__name__)
 app = typer.Typer()
@@ -65,18 +65,8 @@ def judge(
     if loaded.duplicates:
         log.warning("%s: %d duplicate pairs judged once", pairs_path, loaded.duplicates)
     job_name = job or f"{pairs_path.stem}-{method}"
-    get_model = model_factory(settings)
-    judge_ = build_judge(options, get_model)
-    store = open_store(settings.db)
-    with store.session() as session:
-        upsert_job(
-            session,
-            name=job_name,
-            method=method,
-            model=settings.model,
-            options=options.model_dump(),
-            source=str(pairs_path),
-        )
+    judge_ = build_judge(options, model_factory(settings))
+    store = _open_job(settings.db, job_name, settings.model, options, pairs_path)
     run = judge_job(
         store,
         job_name,
@@ -91,3 +81,14 @@ def judge(
     )
     if run.outcome.error is not None:
         raise run.outcome.error
+
+
+def _open_job(db: str, name: str, model: str, options: JudgeOptions, source: Path) -> Store:
+    """Open the store and create the job, or check that a rerun resumes it unchanged."""
+    store = open_store(db)
+    with store.session() as session:
+        upsert_job(
+            session, name=name, method=options.method, model=model,
+            options=options.model_dump(), source=str(source),
+        )  # fmt: skip
+    return store
