@@ -37,6 +37,7 @@ from docket.adherence.bench import (
 )
 from docket.adherence.record import read_records
 from docket.adherence.rules import load_rules
+from docket.errors import UserError
 from docket.llm import Model
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,11 +88,20 @@ def llm_part(ruleset: Any, seeds: list[Any], args: argparse.Namespace) -> dict[s
     config = BuildConfig(samples=args.llm_samples, seed=args.seed, tiers=("sim", "sub"))
     models = BuildModels(generator=model, judge_sim=judge, judge_sub=judge)
     started = time.perf_counter()
-    result = asyncio.run(build_dataset(ruleset, seeds, config, models, concurrency=1))
+    seeds = seeds[: args.llm_seeds]
+    part: dict[str, Any] = {"model": model.name, "judge": judge.name, "seeds": len(seeds)}
+    try:
+        result = asyncio.run(build_dataset(ruleset, seeds, config, models, concurrency=1))
+    except UserError as exc:  # e.g. a model that judges every seed as breaking a rule
+        usage = {m.name: m.usage.to_json() for m in {model, judge}}
+        return {
+            **part,
+            "error": exc.one_line(),
+            "build_s": time.perf_counter() - started,
+            "usage": usage,
+        }
     build_s = time.perf_counter() - started
-    part: dict[str, Any] = {
-        "model": model.name,
-        "judge": judge.name,
+    part |= {
         "attempted": args.llm_samples,
         "kept": len(result.dataset.samples),
         "skipped_seeds": result.dataset.header.skipped_seeds,
@@ -147,11 +157,13 @@ def print_table(result: dict[str, Any]) -> None:
     )
     llm = result.get("llm")
     if llm:
-        print(
-            f"\nLLM part ({llm['model']}, judge {llm['judge']}): {llm['kept']}/{llm['attempted']} kept, drops:"
-        )
-        for drop in llm["dropped"]:
-            print(f"  {drop['tier']} {drop['rule_id']}: {drop['reason']}")
+        print(f"\nLLM part ({llm['model']}, judge {llm['judge']}):")
+        if "error" in llm:
+            print(f"  build stopped: {llm['error']}")
+        else:
+            print(f"  {llm['kept']}/{llm['attempted']} kept")
+        for drop in llm.get("dropped", []):
+            print(f"  dropped {drop['tier']} {drop['rule_id']}: {drop['reason']}")
         if "run" in llm:
             run = llm["run"]["scores_needs_review_as_flag"]
             print(f"  run on all rules: F1 (needs_review as flag) {_fmt(run['f1'])}")
@@ -165,6 +177,7 @@ def main() -> None:
     parser.add_argument("--model", help="generator (and default judge and verifier) model")
     parser.add_argument("--judge-model", help="independent judge for the LLM samples")
     parser.add_argument("--llm-samples", type=int, default=3, help="sim/sub samples (keep tiny)")
+    parser.add_argument("--llm-seeds", type=int, default=1, help="clean seeds for the LLM part")
     args = parser.parse_args()
     ruleset = load_rules(SOP / "rules.yaml")
     seeds = clean_seeds()

@@ -162,3 +162,33 @@ def test_llm_builds_are_reproducible(tmp_path: Path) -> None:
 def test_same_family_generator_and_judge_is_warned_about() -> None:
     result = build(BuildConfig(samples=2, seed=1), llm_models("fam-1", "fam-2"))
     assert any("same model family" in w for w in result.warnings)
+
+
+DIALOGUE = (
+    '<turn role="user">Hello, my train to York was cancelled today.</turn>\n'
+    '<turn role="assistant">Good morning, I am sorry to hear that. I can refund it.</turn>\n'
+    '<turn role="user">Thank you, please go ahead.</turn>\n'
+    '<turn role="assistant">Done. Is there anything else I can help you with?</turn>'
+)
+
+
+def test_scenarios_become_new_clean_seeds() -> None:
+    def script(request) -> str:  # type: ignore[no-untyped-def]
+        if "Write a realistic dialogue" in request.messages[1].content:
+            scenario = request.messages[1].content
+            return DIALOGUE if "York" in scenario else "no dialogue, sorry"
+        return generator()(request)
+
+    judge = fake_model("scn-judge", judge_reply)
+    models = BuildModels(generator=fake_model("scn-gen", script), judge_sim=judge, judge_sub=judge)
+    scenarios = [
+        Record(id="york", fields={"scenario": "A cancelled train to York."}),
+        Record(id="leeds", fields={"scenario": "A delayed train to Leeds."}),
+    ]
+    result = asyncio.run(
+        build_dataset(RULES, [], BuildConfig(samples=6, seed=1), models, scenarios=scenarios)
+    )
+    header = result.dataset.header
+    assert header.generated_seeds == ["york"] and header.seeds == ["york"]
+    assert header.skipped_seeds == {"leeds": "dialogue not written: generator reply unreadable"}
+    assert {s.source_id for s in result.dataset.samples} == {"york"}

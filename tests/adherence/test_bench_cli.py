@@ -158,3 +158,35 @@ def test_unknown_mode_is_refused(seeds: Path, tmp_path: Path) -> None:
         app, ["bench", "readeval", "run", "-d", str(data), "-r", RULES, "--mode", "both"]
     )
     assert isinstance(result.exception, ConfigError)
+
+
+def test_run_compares_atomic_and_holistic(seeds: Path, tmp_path: Path) -> None:
+    data, report = tmp_path / "ds.jsonl", tmp_path / "r.json"
+    assert runner.invoke(app, build_args(seeds, data, "--samples", "6")).exit_code == 0
+    fake_model("cli-verifier", judge_reply)
+    fake_model("cli-holistic", lambda request: "nothing useful")
+    args = [
+        "bench",
+        "readeval",
+        "run",
+        "-d",
+        str(data),
+        "-r",
+        RULES,
+        "--sim-model",
+        "fake:cli-verifier",
+    ]
+    args += ["--sub-model", "fake:cli-holistic", "--mode", "atomic", "--mode", "holistic"]
+    result = runner.invoke(app, [*args, "--cache", "off", "--out", str(report)])
+    assert result.exit_code == 0, result.output
+    modes = json.loads(report.read_text())["modes"]
+    assert list(modes) == ["atomic", "holistic"]
+    # an unreadable holistic reply leaves every rule undecided: a flag or a pass, never silent
+    holistic = modes["holistic"]
+    assert holistic["needs_review"]["results"] == 6 * 20
+    assert holistic["needs_review_as_pass"]["overall"]["tp"] == 0
+    assert holistic["needs_review_as_flag"]["overall"]["recall"] == 1.0
+    # atomic: sub rules are undecided too (unreadable), fmt samples are found by code
+    atomic = modes["atomic"]
+    assert atomic["needs_review_as_pass"]["by_tier"]["fmt"]["f1"] == 1.0
+    assert atomic["needs_review"]["results"] == 6 * 7

@@ -82,14 +82,25 @@ def build(
     judge_model: Annotated[
         str | None, typer.Option("--judge-model", help="independent check of sim/sub rules")
     ] = None,
-    judge_sim_model: Annotated[str | None, typer.Option("--judge-sim-model")] = None,
-    judge_sub_model: Annotated[str | None, typer.Option("--judge-sub-model")] = None,
+    judge_sim_model: Annotated[
+        str | None,
+        typer.Option("--judge-sim-model", help="judge of sim rules (default: --judge-model)"),
+    ] = None,
+    judge_sub_model: Annotated[
+        str | None,
+        typer.Option("--judge-sub-model", help="judge of sub rules (default: --judge-model)"),
+    ] = None,
     tiers: TiersOpt = None,
     persona: Annotated[
         list[str], typer.Option("--persona", help="NAME=FMT,SIM,SUB error probabilities")
     ] = [],  # noqa: B006  (typer needs a literal default)
-    max_iterations: Annotated[int, typer.Option("--max-iterations", min=1, max=10)] = 3,
+    max_iterations: Annotated[
+        int, typer.Option("--max-iterations", min=1, max=10, help="verify-and-repair rounds")
+    ] = 3,
     temperature: Annotated[float, typer.Option("--temperature", help="generator sampling")] = 0.7,
+    judge_timeout: Annotated[
+        float, typer.Option("--judge-timeout", help="seconds per judge check before undecided")
+    ] = 60.0,
     concurrency: ConcurrencyOpt = 4,
     cache: CacheOpt = None,
 ) -> None:
@@ -107,6 +118,7 @@ def build(
         tiers=parse_tiers(tiers),  # type: ignore[arg-type]
         max_iterations=max_iterations,
         temperature=temperature,
+        judge_timeout_s=judge_timeout,
         **_personas(persona),
     )
     get_model = model_factory(load_settings(cache=cache))
@@ -156,8 +168,12 @@ def run(
     dataset: Annotated[Path, typer.Option("--dataset", "-d", help="dataset from `build`")],
     rules: RulesOpt,
     model: Annotated[str | None, typer.Option("--model", help="default for both LLM tiers")] = None,
-    sim_model: Annotated[str | None, typer.Option("--sim-model")] = None,
-    sub_model: Annotated[str | None, typer.Option("--sub-model")] = None,
+    sim_model: Annotated[
+        str | None, typer.Option("--sim-model", help="model for sim rules (default: --model)")
+    ] = None,
+    sub_model: Annotated[
+        str | None, typer.Option("--sub-model", help="sub rules and holistic (default: --model)")
+    ] = None,
     mode: Annotated[
         list[str], typer.Option("--mode", help="atomic and/or holistic (repeat to compare)")
     ] = ["atomic"],  # noqa: B006  (typer needs a literal default)

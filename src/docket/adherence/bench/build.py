@@ -38,7 +38,7 @@ from docket.adherence.bench.setup import (
 from docket.adherence.bench.truth import Dropped, GroundTruth, Injected, inject_fmt
 from docket.adherence.record import Record
 from docket.adherence.rule_model import Tier
-from docket.adherence.verify import Verifier
+from docket.adherence.verify import Verifier, VerifierConfig
 from docket.errors import ConfigError, InputError
 from docket.llm import Model
 from docket.version import __version__
@@ -83,13 +83,14 @@ def injectable(tier: Tier, ruleset: Any, record: Record) -> list[Any]:
     ]
 
 
-def judge_verifier(ruleset: Any, models: BuildModels) -> Verifier | None:
+def judge_verifier(ruleset: Any, models: BuildModels, timeout_s: float = 60.0) -> Verifier | None:
     """The judge: a verifier over the sim/sub rules with the judge models (None without)."""
     llm_rules = [rule for rule in ruleset.rules if rule.tier != "fmt"]
     if not llm_rules or (models.judge_sim is None and models.judge_sub is None):
         return None
     subset = ruleset.model_copy(update={"rules": llm_rules})
-    return Verifier(subset, sim_model=models.judge_sim, sub_model=models.judge_sub)
+    config = VerifierConfig(timeout_s=timeout_s)
+    return Verifier(subset, sim_model=models.judge_sim, sub_model=models.judge_sub, config=config)
 
 
 class _Builder:
@@ -98,7 +99,7 @@ class _Builder:
     def __init__(self, ruleset: Any, config: BuildConfig, models: BuildModels) -> None:
         self.ruleset, self.config, self.models = ruleset, config, models
         self.tiers = resolve_tiers(config, ruleset, models)
-        self.truth = GroundTruth(ruleset, judge_verifier(ruleset, models))
+        self.truth = GroundTruth(ruleset, judge_verifier(ruleset, models, config.judge_timeout_s))
         self.generation = (
             Generation(
                 models.generator, config.temperature, config.max_tokens, config.max_iterations
@@ -237,8 +238,10 @@ async def build_dataset(
     skipped = {**await builder.clean(seeds, limit), **failed}
     clean = [seed for seed in [*seeds, *made] if seed.id not in skipped]
     if not clean:
+        first = next(iter(skipped.items()), ("-", "no seeds given"))
         raise InputError(
-            "no seed record passes every rule", hint="give clean seed records (see the warnings)"
+            f"no seed record passes every rule (e.g. '{first[0]}': {first[1][:300]})",
+            hint="give seed records that follow every rule",
         )
     done = 0
 
@@ -254,22 +257,32 @@ async def build_dataset(
     outcomes = await asyncio.gather(*(one(i) for i in range(config.samples)))
     samples = [o for o in outcomes if isinstance(o, Sample)]
     drops = [o for o in outcomes if isinstance(o, Drop)]
-    header = DatasetHeader(
+    header = _header(builder, clean, skipped, made, _summary(config.samples, samples, drops))
+    usage = {m.name: m.usage.to_json() for m in _distinct(models)}
+    return BuildResult(Dataset(header=header, samples=samples), drops, header.warnings, usage)
+
+
+def _header(
+    builder: _Builder,
+    clean: list[Record],
+    skipped: dict[str, str],
+    made: list[Record],
+    summary: BuildSummary,
+) -> DatasetHeader:
+    return DatasetHeader(
         docket_version=__version__,
-        config=config,
-        models=models.names(),
-        ruleset=_ruleset_info(ruleset),
+        config=builder.config,
+        models=builder.models.names(),
+        ruleset=_ruleset_info(builder.ruleset),
         tiers=builder.tiers,
         judge_checked=builder.truth.judged,
         seeds=[seed.id for seed in clean],
         skipped_seeds=skipped,
         generated_seeds=[seed.id for seed in made],
-        summary=_summary(config.samples, samples, drops),
+        summary=summary,
         operators_missing=checkers_without_operator(),
-        warnings=build_warnings(config, ruleset, models),
+        warnings=build_warnings(builder.config, builder.ruleset, builder.models),
     )
-    usage = {m.name: m.usage.to_json() for m in _distinct(models)}
-    return BuildResult(Dataset(header=header, samples=samples), drops, header.warnings, usage)
 
 
 def _distinct(models: BuildModels) -> list[Model]:

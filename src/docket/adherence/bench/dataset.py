@@ -41,17 +41,20 @@ class BuildConfig(BaseModel):
         max_iterations: generate-and-verify rounds per sample before it is dropped.
         temperature: sampling temperature of the generator.
         max_tokens: reply cap of the generator.
+        judge_timeout_s: seconds one judge check may take (queueing included) before it is
+            undecided.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     samples: int = Field(100, ge=1, le=1_000_000)
     seed: int = 0
-    personas: tuple[Persona, ...] = DEFAULT_PERSONAS
+    personas: tuple[Persona, ...] = Field(DEFAULT_PERSONAS, min_length=1)
     tiers: tuple[Tier, ...] | None = None
     max_iterations: int = Field(3, ge=1, le=10)
     temperature: float = Field(0.7, ge=0.0, le=2.0)
     max_tokens: int = Field(768, ge=16)
+    judge_timeout_s: float = Field(60.0, gt=0)
 
 
 class RulesetInfo(BaseModel):
