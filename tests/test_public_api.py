@@ -14,6 +14,7 @@ EXPECTED = {
     "MissingDependencyError",
     "Model",
     "ModelError",
+    "ModelTimeoutError",
     "ModelUnavailableError",
     "Pair",
     "ParseError",

@@ -9,6 +9,7 @@ Every error docket raises on purpose derives from :class:`DocketError`::
     │   └── MissingDependencyError an optional extra is not installed (names the install command)
     ├── ModelError                an LLM call failed
     │   ├── TransientModelError   rate limit, 5xx, timeout, connection: retried by ``llm.Model``
+    │   ├── ModelTimeoutError     a call ran past the caller's per-call deadline (not retried)
     │   └── ModelUnavailableError retries exhausted or a permanent failure
     ├── ParseError                a model reply could not be parsed (never becomes a label)
     ├── StoreError                the database refused or is inconsistent
@@ -79,6 +80,10 @@ class ModelError(DocketError):
 
 class TransientModelError(ModelError):
     """A failure worth retrying: rate limit, server error, timeout, lost connection."""
+
+
+class ModelTimeoutError(ModelError):
+    """A call exceeded the per-call deadline its caller set (time waiting for a slot excluded)."""
 
 
 class ModelUnavailableError(ModelError, UserError):

@@ -10,7 +10,13 @@ import httpx
 import openai
 import pytest
 
-from docket.errors import ConfigError, ModelUnavailableError, ParseError, TransientModelError
+from docket.errors import (
+    ConfigError,
+    ModelTimeoutError,
+    ModelUnavailableError,
+    ParseError,
+    TransientModelError,
+)
 from docket.llm import Completion, Message, Model, Request, RetryPolicy
 from docket.llm.cache import ResponseCache
 from docket.llm.fake import register_fake
@@ -170,11 +176,12 @@ class SlowProvider:
     supports_logprobs: bool = False
     in_flight: int = 0
     max_in_flight: int = 0
+    seconds: float = 0.01
 
     async def generate(self, request: Request) -> Completion:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        await asyncio.sleep(0.01)
+        await asyncio.sleep(self.seconds)
         self.in_flight -= 1
         return Completion(text="ok", prompt_tokens=4, completion_tokens=1)
 
@@ -186,6 +193,22 @@ async def test_concurrency_limit_is_respected(override: int | None) -> None:
     await asyncio.gather(*(model.generate(ask(f"q{i}")) for i in range(12)))
     assert provider.max_in_flight == (override or provider.max_concurrency)
     assert model.usage.calls == 12
+
+
+async def test_per_call_timeout_excludes_time_waiting_for_a_slot() -> None:
+    # One slot, three calls of 0.2 s each: the last one waits 0.4 s for the slot, which
+    # must not count against its 0.3 s deadline.
+    model = Model(SlowProvider(max_concurrency=1, seconds=0.2))
+    calls = (model.generate(ask(f"q{i}"), timeout_s=0.3) for i in range(3))
+    completions = await asyncio.gather(*calls)
+    assert [c.text for c in completions] == ["ok"] * 3
+
+
+async def test_call_past_its_deadline_times_out_without_retries() -> None:
+    model = Model(SlowProvider(seconds=1.0), retry=RetryPolicy(max_retries=3, base_delay_s=0))
+    with pytest.raises(ModelTimeoutError, match="within 0.05 s"):
+        await model.generate(ask("slow"), timeout_s=0.05)
+    assert (model.usage.retries, model.usage.failures, model.usage.calls) == (0, 1, 0)
 
 
 def test_generate_sync_works_across_event_loops() -> None:

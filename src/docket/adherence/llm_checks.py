@@ -7,7 +7,6 @@ never a pass and never an exception escaping to the caller.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import logging
 import time
@@ -18,7 +17,7 @@ from typing import Any
 from docket.adherence.prompts_adherence import CHARS_PER_TOKEN, prompt_chars
 from docket.adherence.replies import Judgement, parse_holistic, parse_sim, parse_sub
 from docket.adherence.verdict import CallStats, RuleResult, Span, needs_review
-from docket.errors import DocketError
+from docket.errors import DocketError, ModelTimeoutError
 from docket.llm import Completion, Message, Model, Parsed, Request
 
 log = logging.getLogger(__name__)
@@ -76,8 +75,10 @@ async def _generate(
     """Run the call; return the parsed reply or None with the reason it failed."""
     request = Request(messages=call.messages, max_tokens=max_tokens, temperature=0.0)
     try:
-        return await asyncio.wait_for(model.generate_parsed(request, parse), timeout_s), ""
-    except TimeoutError:
+        # The deadline counts from when the call gets a model slot, not from when it
+        # queued: with one embedded-model slot, 12 rule checks run one after another.
+        return await model.generate_parsed(request, parse, timeout_s=timeout_s), ""
+    except ModelTimeoutError:
         return None, f"the model did not answer within {timeout_s:g} s"
     except DocketError as exc:
         return None, f"the model call failed: {exc.one_line()}"

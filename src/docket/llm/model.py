@@ -13,7 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
-from docket.errors import ModelUnavailableError, ParseError, TransientModelError
+from docket.errors import (
+    ModelTimeoutError,
+    ModelUnavailableError,
+    ParseError,
+    TransientModelError,
+)
 from docket.llm.cache import ResponseCache
 from docket.llm.provider import Provider, create_provider
 from docket.llm.types import Completion, Message, Request
@@ -96,25 +101,30 @@ class Model:
             self._semaphores[loop_id] = asyncio.Semaphore(self.max_concurrency)
         return self._semaphores[loop_id]
 
-    async def generate(self, request: Request) -> Completion:
-        """Answer ``request`` from the cache or the provider, retrying transient failures."""
+    async def generate(self, request: Request, *, timeout_s: float | None = None) -> Completion:
+        """Answer ``request`` from the cache or the provider, retrying transient failures.
+
+        ``timeout_s`` bounds each provider call once it holds a concurrency slot, so time
+        spent queueing behind other calls (one slot for the embedded model) does not count;
+        a call past it raises :class:`ModelTimeoutError` and is not retried.
+        """
         key = request.cache_key(self.name)
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             completion = replace(hit, cached=True)
             self.usage.add_completion(self.name, completion)
             return completion
         async with self._semaphore():
-            completion = await self._call_with_retries(request)
+            completion = await self._call_with_retries(request, timeout_s)
         if self.cache is not None:
             self.cache.put(key, self.name, completion)
         self.usage.add_completion(self.name, completion)
         return completion
 
-    async def _call_with_retries(self, request: Request) -> Completion:
+    async def _call_with_retries(self, request: Request, timeout_s: float | None) -> Completion:
         for attempt in range(self.retry.max_retries + 1):
             started = time.perf_counter()
             try:
-                completion = await self.provider.generate(request)
+                completion = await self._call_once(request, timeout_s)
             except TransientModelError as exc:
                 if attempt == self.retry.max_retries:
                     self.usage.failures += 1
@@ -132,13 +142,26 @@ class Model:
             return completion
         raise AssertionError("unreachable")  # pragma: no cover
 
-    async def generate_parsed(self, request: Request, parse: Callable[[str], T]) -> Parsed[T]:
+    async def _call_once(self, request: Request, timeout_s: float | None) -> Completion:
+        if timeout_s is None:
+            return await self.provider.generate(request)
+        try:
+            return await asyncio.wait_for(self.provider.generate(request), timeout_s)
+        except TimeoutError as exc:
+            self.usage.failures += 1
+            raise ModelTimeoutError(
+                f"model '{self.name}' did not answer within {timeout_s:g} s"
+            ) from exc
+
+    async def generate_parsed(
+        self, request: Request, parse: Callable[[str], T], *, timeout_s: float | None = None
+    ) -> Parsed[T]:
         """Generate and parse; on a parse failure ask once more, then give up honestly.
 
         ``parse`` raises :class:`ParseError` (or ValueError) for unusable text. A reply that
         fails twice comes back with ``value=None`` and its raw texts; it is never a label.
         """
-        first = await self.generate(request)
+        first = await self.generate(request, timeout_s=timeout_s)
         try:
             return Parsed(parse(first.text), (first.text,), (first,))
         except (ParseError, ValueError) as exc:
@@ -152,7 +175,7 @@ class Model:
                 Message("user", REASK_TEMPLATE.format(error=error)),
             ),
         )
-        second = await self.generate(reask)
+        second = await self.generate(reask, timeout_s=timeout_s)
         try:
             return Parsed(parse(second.text), (first.text, second.text), (first, second))
         except (ParseError, ValueError) as exc:
