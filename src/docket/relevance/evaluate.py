@@ -191,6 +191,17 @@ async def _dream(
     return main, curve
 
 
+def _labels_by_position(
+    points: list[CurvePoint], xs: list[float], ys: list[float]
+) -> dict[tuple[float, float], list[str]]:
+    # Settings that land on the same point (R=1, 2 and 3 often do) share one label.
+    labels: dict[tuple[float, float], list[str]] = {}
+    for point, x, y in zip(points, xs, ys, strict=True):
+        if point.setting:
+            labels.setdefault((round(x, 6), round(y, 6)), []).append(point.setting)
+    return labels
+
+
 def plot_curves(report: EvalReport, path: str | Path) -> Path:
     """Draw balanced accuracy against escalation rate for every method as a PNG.
 
@@ -209,11 +220,10 @@ def plot_curves(report: EvalReport, path: str | Path) -> Path:
         xs = [100 * p.escalation_rate for p in points]
         ys = [100 * p.balanced_accuracy for p in points]
         axes.plot(xs, ys, marker="o", label=method, linestyle="-" if len(points) > 1 else "")
-        for point, x, y in zip(points, xs, ys, strict=True):
-            if point.setting:
-                axes.annotate(
-                    point.setting, (x, y), fontsize=7, xytext=(4, -10), textcoords="offset points"
-                )
+        for (x, y), settings in _labels_by_position(points, xs, ys).items():
+            axes.annotate(
+                ", ".join(settings), (x, y), fontsize=7, xytext=(4, -10), textcoords="offset points"
+            )
     axes.set_xlabel("escalation rate (% of pairs sent to humans)")
     axes.set_ylabel("balanced accuracy (%)")
     axes.set_title(f"Relevance methods on {report.pairs} pairs")
