@@ -207,3 +207,53 @@ def test_eval_methods_answers_escalations_with_recorded_reviews(tmp_path: Path) 
     # d1 and d2 are labelled relevant by consensus (d2 wrongly); reviewers decide the rest
     assert dream["relevant_recall"] == 1.0
     assert dream["irrelevant_recall"] == 5 / 6
+
+
+def test_ctrl_c_keeps_finished_pairs_and_says_how_to_resume(tmp_path: Path) -> None:
+    # A real SIGINT to a real process, after the first pairs are stored.
+    import signal
+    import subprocess
+    import time
+
+    script = tmp_path / "slow_fake.py"
+    script.write_text(
+        "import sys, time\n"
+        "from docket.llm.fake import register_fake\n"
+        "def slow(request):\n"
+        "    time.sleep(0.3)\n"
+        "    return ' relevant\\nEVIDENCE: S1\\nREASONING: scripted'\n"
+        "register_fake('slow', slow)\n"
+        "from docket.cli.main import main\n"
+        "sys.argv = ['docket', *sys.argv[1:]]\n"
+        "main()\n"
+    )
+    db = tmp_path / "d.db"
+    args = [sys.executable, str(script), "judge", str(EXAMPLES), "--model", "fake:slow"]
+    args += ["--db", str(db), "--job", "j", "--concurrency", "1", "--cache", "off"]
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not _stored(db):
+        time.sleep(0.2)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=60)
+    err = " ".join(err.split())
+    assert process.returncode == 130
+    assert "interrupted" in err and "run the same command again to resume" in err
+    saved = _stored(db)
+    assert 1 <= saved < 12
+    resumed = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert f"{saved} already judged" in " ".join(resumed.stdout.split())
+    assert _stored(db) == 12
+
+
+def _stored(db: Path) -> int:
+    import sqlite3
+
+    if not db.exists():
+        return 0
+    try:
+        with sqlite3.connect(db) as conn:
+            return conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0]
+    except sqlite3.OperationalError:  # tables not created yet
+        return 0

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
+import typer
 from rich.console import Console
 
 from docket.config import Settings
@@ -27,3 +29,17 @@ def model_factory(settings: Settings) -> Callable[[str | None], Model]:
         return models[key]
 
     return get_model
+
+
+@contextmanager
+def resumable(db: str) -> Iterator[None]:
+    """Turn Ctrl-C into a one-line note that finished work is kept, and exit code 130."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        console.print(
+            f"[yellow]interrupted[/yellow]: every finished pair is saved in {db}; "
+            "run the same command again to resume",
+            soft_wrap=True,
+        )
+        raise typer.Exit(130) from None

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from docket.cli.common import console, model_factory, out
+from docket.cli.common import console, model_factory, out, resumable
 from docket.cli.ir_common import (
     GradesOpt,
     MoreRuns,
@@ -153,7 +153,8 @@ def _judge_in_store(
             options=options,
             source=source,
         )
-    run = judge_job(store, job, pairs, judge, concurrency=settings.concurrency, console=console)
+    with resumable(settings.db):
+        run = judge_job(store, job, pairs, judge, concurrency=settings.concurrency, console=console)
     results = apply_human_decisions(store, job, run.results)
     if run.queued:
         out.print(f"{run.queued} escalated pairs wait in the review queue (docket review serve)")

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from docket.cli.common import console, model_factory
+from docket.cli.common import console, model_factory, resumable
 from docket.cli.summary import print_summary
 from docket.config import load_settings
 from docket.relevance import JudgeOptions, build_judge
@@ -67,15 +67,16 @@ def judge(
     job_name = job or f"{pairs_path.stem}-{method}"
     judge_ = build_judge(options, model_factory(settings))
     store = _open_job(settings.db, job_name, settings.model, options, pairs_path)
-    run = judge_job(
-        store,
-        job_name,
-        loaded.pairs,
-        judge_,
-        concurrency=settings.concurrency,
-        console=console,
-        required_reviews=reviews,
-    )
+    with resumable(settings.db):
+        run = judge_job(
+            store,
+            job_name,
+            loaded.pairs,
+            judge_,
+            concurrency=settings.concurrency,
+            console=console,
+            required_reviews=reviews,
+        )
     print_summary(
         run.results, job_name, settings.db, skipped=run.outcome.skipped, queued=run.queued
     )
