@@ -88,8 +88,9 @@ def print_summary(
     results: Sequence[tuple[Pair, Judgment]], job: str, db: str, *, skipped: int, queued: int
 ) -> None:
     """Print both tables and where the results went."""
-    out.print(pair_table(results, title=f"job {job}"))
-    out.print(totals_table(results))
+    if results:
+        out.print(pair_table(results, title=f"job {job}"))
+        out.print(totals_table(results))
     if (line := gold_line(results)) is not None:
         out.print(line, soft_wrap=True)
     out.print(
