@@ -196,12 +196,12 @@ async def test_concurrency_limit_is_respected(override: int | None) -> None:
 
 
 async def test_per_call_timeout_excludes_time_waiting_for_a_slot() -> None:
-    # One slot, three calls of 0.2 s each: the last one waits 0.4 s for the slot, which
-    # must not count against its 0.3 s deadline.
-    model = Model(SlowProvider(max_concurrency=1, seconds=0.2))
-    calls = (model.generate(ask(f"q{i}"), timeout_s=0.3) for i in range(3))
+    # One slot, 15 calls of 0.1 s each: the last one waits 1.4 s for the slot, which must
+    # not count against its 1 s deadline (generous, so a loaded machine cannot flake it).
+    model = Model(SlowProvider(max_concurrency=1, seconds=0.1))
+    calls = (model.generate(ask(f"q{i}"), timeout_s=1.0) for i in range(15))
     completions = await asyncio.gather(*calls)
-    assert [c.text for c in completions] == ["ok"] * 3
+    assert [c.text for c in completions] == ["ok"] * 15
 
 
 async def test_call_past_its_deadline_times_out_without_retries() -> None:
