@@ -162,18 +162,18 @@ async def test_results_stream_fmt_first_then_llm_as_they_finish_then_verdict() -
     tiers = [item.tier for item in items[:-1] if isinstance(item, RuleResult)]
     assert tiers == ["fmt"] * 3 + ["sim"] * 2 + ["sub"] * 2
     timing = items[-1].tiers
-    assert timing["fmt"].wall_ms < timing["sim"].wall_ms < timing["sub"].wall_ms
+    # lower bounds set by the scripted delays (a sleep never ends early), no upper bounds
+    assert timing["sim"].wall_ms >= 50 and timing["sub"].wall_ms >= 300
+    assert timing["fmt"].calls == 0 and timing["sub"].calls == 2
 
 
 async def test_llm_calls_run_concurrently() -> None:
-    verifier = Verifier(
-        ruleset(),
-        sim_model=slow_model("par-s", 0.3, "PASS"),
-        sub_model=slow_model("par-u", 0.3, "VERDICT: PASS"),
-    )
-    verdict = await verifier.verify(Submission(DIALOGUE, 1))
-    # Four calls of 0.3 s each: sequential would take 1.2 s.
-    assert verdict.total_ms < 900
+    sim, sub = slow_model("par-s", 0.3, "PASS"), slow_model("par-u", 0.3, "VERDICT: PASS")
+    verifier = Verifier(ruleset(), sim_model=sim, sub_model=sub)
+    await verifier.verify(Submission(DIALOGUE, 1))
+    # Two sim and two sub rules: each tier's calls overlap instead of running in turn
+    # (counted at the provider, not timed, so a loaded machine cannot flake it).
+    assert (sim.provider.max_in_flight, sub.provider.max_in_flight) == (2, 2)
 
 
 async def test_a_checker_that_raises_becomes_needs_review(monkeypatch: pytest.MonkeyPatch) -> None:

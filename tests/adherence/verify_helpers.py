@@ -93,10 +93,17 @@ class SlowProvider:
     supports_json_schema: bool = False
     supports_logprobs: bool = False
     cached_tokens: int = 0
+    in_flight: int = 0
+    max_in_flight: int = 0
 
     async def generate(self, request: Request) -> Completion:
-        """Sleep, then answer with the fixed reply."""
-        await asyncio.sleep(self.delay)
+        """Sleep, then answer with the fixed reply; count how many calls overlap."""
+        self.in_flight += 1
+        self.max_in_flight = max(self.max_in_flight, self.in_flight)
+        try:
+            await asyncio.sleep(self.delay)
+        finally:
+            self.in_flight -= 1
         return Completion(
             self.reply,
             prompt_tokens=100,
