@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import importlib
-
 import typer
+
+from docket.cli import eval_methods, eval_systems
 
 app = typer.Typer(
     help="Evaluate relevance methods against gold labels, or retrieval systems.",
     no_args_is_help=True,
 )
 
-for _module in ("docket.cli.eval_methods", "docket.cli.eval_systems"):
-    try:
-        importlib.import_module(_module).register(app)
-    except ModuleNotFoundError as exc:
-        if exc.name != _module:
-            raise
+eval_methods.register(app)
+eval_systems.register(app)

@@ -103,16 +103,11 @@ def _human_decisions(humans: str, db: str) -> dict[tuple[str, str], int] | None:
         return None
     if humans != "review":
         return read_labels(humans)
-    from docket.review.queue import final_labels
+    from docket.review.queue import reviewed_labels
     from docket.store import open_store
 
     with open_store(db).session() as session:
-        outcomes = final_labels(session)
-    return {
-        tuple(key.split("\t", 1)): outcome.label  # type: ignore[misc]
-        for key, outcome in outcomes.items()
-        if outcome.label is not None
-    }
+        return {key: outcome.label for key, outcome in reviewed_labels(session).items()}
 
 
 def _method_list(text: str) -> list[str]:

@@ -32,13 +32,7 @@ SUBCOMMANDS: list[tuple[str, str, str | None]] = [
 
 def _register() -> None:
     for module_name, attribute, name in SUBCOMMANDS:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:  # verb group not built (yet)
-                continue
-            raise
-        sub = getattr(module, attribute)
+        sub = getattr(importlib.import_module(module_name), attribute)
         if name is None:
             for command in sub.registered_commands:
                 app.registered_commands.append(command)
@@ -57,6 +51,3 @@ def main() -> None:
     except UserError as exc:
         typer.secho(f"error: {exc.one_line()}", err=True, fg=typer.colors.RED)
         sys.exit(2)
-    except KeyboardInterrupt:
-        typer.secho("interrupted: finished work is saved; run again to resume", err=True)
-        sys.exit(130)

@@ -310,6 +310,22 @@ def majority(values: list[int]) -> int | None:
     return ranked[0][0]
 
 
+def relevance_key(qid: str, docid: str) -> str:
+    """The item key of a relevance task: ``qid<TAB>docid``."""
+    return f"{qid}\t{docid}"
+
+
+def reviewed_labels(
+    session: Session, job: str | None = None
+) -> dict[tuple[str, str], ReviewOutcome]:
+    """Final reviewed relevance outcomes by (qid, docid); undecided ties are left out."""
+    return {
+        tuple(key.split("\t", 1)): outcome  # type: ignore[misc]
+        for key, outcome in final_labels(session, job=job).items()
+        if outcome.label is not None
+    }
+
+
 def final_labels(
     session: Session, job: str | None = None, kind: str = "relevance"
 ) -> dict[str, ReviewOutcome]:

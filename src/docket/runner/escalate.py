@@ -31,7 +31,7 @@ def enqueue_escalations(
     store: Store, job: str, results: Iterable[tuple[Pair, Judgment]], required_reviews: int = 1
 ) -> int:
     """Create a review task for every escalated, undecided pair; return how many."""
-    from docket.review.queue import enqueue
+    from docket.review.queue import enqueue, relevance_key
 
     count = 0
     with store.session() as session:
@@ -42,7 +42,7 @@ def enqueue_escalations(
                 session,
                 job=job,
                 kind="relevance",
-                item_key=f"{pair.qid}\t{pair.docid}",
+                item_key=relevance_key(pair.qid, pair.docid),
                 payload=review_payload(pair, judgment),
                 required_reviews=required_reviews,
             )
@@ -58,14 +58,14 @@ def apply_human_decisions(
     The stored judgment rows are not touched: "as judged" stays queryable, and the
     decisions themselves live append-only in the review tables.
     """
-    from docket.review.queue import final_labels
+    from docket.review.queue import reviewed_labels
 
     with store.session() as session:
-        outcomes = final_labels(session, job=job)
+        outcomes = reviewed_labels(session, job=job)
     merged = []
     for pair, judgment in results:
-        outcome = outcomes.get(f"{pair.qid}\t{pair.docid}")
-        if outcome is not None and outcome.label is not None:
+        outcome = outcomes.get(pair.key)
+        if outcome is not None:
             judgment = replace(
                 judgment, label=outcome.label, grade=outcome.grade, decided_by="human"
             )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from docket.errors import ModelUnavailableError
 from docket.relevance.types import Judge, Judgment, Pair
@@ -33,7 +33,6 @@ class JobOutcome:
     judged: int = 0
     skipped: int = 0
     error: ModelUnavailableError | None = None
-    escalated_keys: list[tuple[str, str]] = field(default_factory=list)
 
 
 async def run_judge_job(

@@ -92,11 +92,7 @@ def open_store(db: str | Path = "docket.db") -> Store:
     if url.startswith("sqlite"):
         event.listen(engine, "connect", _sqlite_pragmas)
     for module in TABLE_MODULES:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
+        importlib.import_module(module)
     try:
         Base.metadata.create_all(engine)
         _apply_migrations(engine)

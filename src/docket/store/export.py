@@ -27,13 +27,11 @@ class ExportRow:
     human: dict[str, Any] | None
 
 
-def _human_labels(store: Store, job: str) -> dict[str, Any]:
-    try:
-        from docket.review.queue import final_labels
-    except ModuleNotFoundError:
-        return {}
+def _human_labels(store: Store, job: str) -> dict[tuple[str, str], Any]:
+    from docket.review.queue import reviewed_labels
+
     with store.session() as session:
-        return final_labels(session, job=job)
+        return reviewed_labels(session, job=job)
 
 
 def export_rows(store: Store, job: str, level: Level) -> list[ExportRow]:
@@ -43,9 +41,9 @@ def export_rows(store: Store, job: str, level: Level) -> list[ExportRow]:
         records = load_judgments(session, job)
     rows = []
     for record in records:
-        outcome = humans.get(f"{record.qid}\t{record.docid}")
-        if outcome is not None and getattr(outcome, "label", None) is not None:
-            human = {"label": outcome.label, "n_decisions": getattr(outcome, "n_decisions", None)}
+        outcome = humans.get((record.qid, record.docid))
+        if outcome is not None:
+            human = {"label": outcome.label, "n_decisions": outcome.n_decisions}
             rows.append(ExportRow(record, outcome.label, "human", human))
         else:
             rows.append(ExportRow(record, record.label, record.decided_by, None))
