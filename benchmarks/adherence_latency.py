@@ -39,7 +39,7 @@ import httpx
 import docket.llm.openai_compat  # noqa: F401  (registers the openai-compatible provider)
 from docket.adherence.record import Record, read_records
 from docket.adherence.rules import RuleSet, load_rules
-from docket.adherence.verify import Submission, Verifier, VerifierConfig
+from docket.adherence.verify.verifier import Submission, Verifier, VerifierConfig
 from docket.llm import Message, Model, Request, RetryPolicy
 
 ROOT = Path(__file__).resolve().parents[1]

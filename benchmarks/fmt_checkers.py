@@ -19,9 +19,10 @@ import statistics
 import timeit
 from pathlib import Path
 
-from docket.adherence.checks import CATALOGUE, run_fmt, validate_params
+from docket.adherence.checks import CATALOGUE, validate_params
 from docket.adherence.record import Record, Turn, read_records
 from docket.adherence.rules import load_rules
+from docket.adherence.verify.fmt import run_fmt
 
 ROOT = Path(__file__).resolve().parents[1]
 TURN = (

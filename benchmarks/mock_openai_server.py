@@ -21,7 +21,7 @@ import uvicorn
 from fastapi import FastAPI
 from pydantic import BaseModel
 
-from docket.adherence.prompts_adherence import common_prefix_len
+from docket.adherence.verify.prompts import common_prefix_len
 
 RULE_ID = re.compile(r"^\[([A-Za-z0-9_.\-]+)\] \(", re.M)
 

@@ -26,7 +26,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from docket.adherence.bench import (
+from docket.adherence.record import read_records
+from docket.adherence.rules import load_rules
+from docket.errors import UserError
+from docket.llm import Model
+from docket.readeval import (
     PAPER_F1,
     BuildConfig,
     BuildModels,
@@ -35,10 +39,6 @@ from docket.adherence.bench import (
     checkers_without_operator,
     run_readeval,
 )
-from docket.adherence.record import read_records
-from docket.adherence.rules import load_rules
-from docket.errors import UserError
-from docket.llm import Model
 
 ROOT = Path(__file__).resolve().parents[1]
 SOP = ROOT / "examples" / "sop"

@@ -10,7 +10,7 @@ import httpx
 import pytest
 
 from docket.adherence.api import create_app
-from docket.adherence.verify import Verifier, VerifierConfig
+from docket.adherence.verify.verifier import Verifier, VerifierConfig
 from docket.adherence.web_auth import add_token, revoke_tokens
 from docket.store.base import Store, open_store
 from tests.adherence.verify_helpers import ruleset, slow_model

@@ -8,9 +8,9 @@ from collections.abc import Callable
 
 import pytest
 
-from docket.adherence.atomize import AtomizeOptions, atomize
-from docket.adherence.atomize_prompts import parse_rule_list
-from docket.adherence.sop import sop_from_markdown
+from docket.adherence.authoring.atomize import AtomizeOptions, atomize
+from docket.adherence.authoring.prompts import parse_rule_list
+from docket.adherence.authoring.sop import sop_from_markdown
 from docket.errors import ParseError
 from docket.llm import Model, Request
 from docket.llm.fake import register_fake

@@ -6,14 +6,14 @@ import json
 
 import pytest
 
-from docket.adherence.rules import Rule, RuleSet
-from docket.adherence.sop import sop_from_markdown
-from docket.adherence.stability import (
+from docket.adherence.authoring.sop import sop_from_markdown
+from docket.adherence.authoring.stability import (
     normalise_rule_text,
     rule_set_jaccard,
     rule_set_variation,
     stability,
 )
+from docket.adherence.rules import Rule, RuleSet
 from docket.llm import Model, Request
 from docket.llm.fake import register_fake
 

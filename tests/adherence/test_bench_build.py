@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from docket.adherence.bench import (
+from docket.adherence.record import Record, Turn
+from docket.errors import ConfigError, InputError
+from docket.readeval import (
     BuildConfig,
     BuildModels,
     Persona,
@@ -19,9 +21,7 @@ from docket.adherence.bench import (
     read_dataset,
     write_dataset,
 )
-from docket.adherence.bench.personas import draw_tier, outside_paper_ranges
-from docket.adherence.record import Record, Turn
-from docket.errors import ConfigError, InputError
+from docket.readeval.personas import draw_tier, outside_paper_ranges
 from tests.adherence.bench_helpers import (
     clean_seeds,
     example_rules,

@@ -6,7 +6,11 @@ import random
 
 import pytest
 
-from docket.adherence.bench import (
+from docket.adherence.checks import CATALOGUE
+from docket.adherence.record import Record, Turn
+from docket.adherence.rules import Rule
+from docket.adherence.verify.fmt import run_fmt
+from docket.readeval import (
     DEFAULT_PERSONAS,
     OPERATORS,
     MutationContext,
@@ -14,10 +18,7 @@ from docket.adherence.bench import (
     fmt_failures,
     operators_for,
 )
-from docket.adherence.bench.mutations import apply, slots
-from docket.adherence.checks import CATALOGUE, run_fmt
-from docket.adherence.record import Record, Turn
-from docket.adherence.rules import Rule
+from docket.readeval.mutations import apply, slots
 from tests.adherence.bench_helpers import clean_seeds, example_rules
 
 RULES = example_rules()

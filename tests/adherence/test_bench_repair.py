@@ -5,13 +5,13 @@ from __future__ import annotations
 import asyncio
 import random
 
-from docket.adherence.bench import DEFAULT_PERSONAS, GroundTruth, MutationContext
-from docket.adherence.bench.build import judge_verifier
-from docket.adherence.bench.rewrite import Generation, inject_llm
-from docket.adherence.bench.setup import BuildModels
-from docket.adherence.bench.truth import Dropped, Injected, inject_fmt
 from docket.adherence.rules import RuleSet
 from docket.llm import Request
+from docket.readeval import DEFAULT_PERSONAS, GroundTruth, MutationContext
+from docket.readeval.build import judge_verifier
+from docket.readeval.rewrite import Generation, inject_llm
+from docket.readeval.setup import BuildModels
+from docket.readeval.truth import Dropped, Injected, inject_fmt
 from tests.adherence.bench_helpers import (
     clean_seeds,
     example_rules,

@@ -6,7 +6,10 @@ import asyncio
 
 import pytest
 
-from docket.adherence.bench import (
+from docket.adherence.record import Record, Turn
+from docket.adherence.rules import RuleSet
+from docket.adherence.verify.verdict import RuleResult, Verdict
+from docket.readeval import (
     BuildConfig,
     BuildModels,
     Dataset,
@@ -14,10 +17,7 @@ from docket.adherence.bench import (
     build_dataset,
     run_readeval,
 )
-from docket.adherence.bench.scoring import breakdown, percentile, review_counts, rule_outcomes
-from docket.adherence.record import Record, Turn
-from docket.adherence.rules import RuleSet
-from docket.adherence.verdict import RuleResult, Verdict
+from docket.readeval.scoring import breakdown, percentile, review_counts, rule_outcomes
 from tests.adherence.bench_helpers import (
     clean_seeds,
     example_rules,

@@ -6,7 +6,11 @@ import pytest
 
 from docket.adherence.checks import CATALOGUE, validate_params
 from docket.adherence.checks.jsonschema_lite import check_schema, first_error
-from docket.adherence.checks.safe_regex import MAX_TEXT_CHARS, check_pattern
+from docket.adherence.checks.safe_regex import MAX_TEXT_CHARS, RegexTimeout, check_pattern
+from docket.adherence.record import Record, Turn
+from docket.adherence.rules import Rule
+from docket.adherence.verify import Submission
+from docket.adherence.verify.fmt import check_fmt, run_fmt
 from docket.errors import ConfigError
 
 
@@ -72,12 +76,23 @@ def test_regex_runs_on_bounded_text() -> None:
 @pytest.mark.parametrize(
     ("pattern", "text"), [(r"(x|xx)+y", "x" * 80), (r"(a|aa)+$", "a" * 80 + "!")]
 )
-def test_slow_patterns_that_pass_the_screen_time_out_into_a_failure(
-    pattern: str, text: str
-) -> None:
-    # Without the engine timeout these run for minutes on this text.
-    outcome = CATALOGUE["regex_must_match"].run(text, {"pattern": pattern})
-    assert not outcome.passed and "took longer than" in outcome.explanation
+def test_slow_patterns_that_pass_the_screen_time_out_undecided(pattern: str, text: str) -> None:
+    # Without the engine timeout these run for minutes on this text. A timeout decides
+    # nothing: the checker raises, and the rule becomes needs_review with the reason.
+    with pytest.raises(RegexTimeout, match="took longer than"):
+        CATALOGUE["regex_must_match"].run(text, {"pattern": pattern})
+    rule = Rule(
+        id="R",
+        text="matches",
+        tier="fmt",
+        scope={"kind": "last_turn"},
+        check={"checker": "regex_must_match", "params": {"pattern": pattern}},
+    )
+    record = Record(id="r", turns=[Turn(role="user", text=text)])
+    outcome = run_fmt(rule, record)
+    assert not outcome.passed and "took longer than" in outcome.undecided
+    result = check_fmt(rule, Submission(record))
+    assert result.status == "needs_review" and "took longer than" in result.error
 
 
 SCHEMA = {

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from docket.adherence.checks import CheckOutcome, run_fmt
+from docket.adherence.checks import CheckOutcome
 from docket.adherence.checks.base import CATALOGUE, Checker, Params
 from docket.adherence.record import Record, Turn
 from docket.adherence.rules import Rule
+from docket.adherence.verify.fmt import run_fmt
 from docket.errors import ConfigError
 
 U, A = "user", "assistant"
@@ -97,7 +98,8 @@ def test_a_raising_checker_becomes_a_failed_outcome() -> None:
         outcome = run_fmt(rule({"kind": "each_turn"}, "_broken", {}), RECORD)
     finally:
         del CATALOGUE["_broken"]
-    assert not outcome.passed and "RuntimeError: boom" in outcome.explanation
+    # A checker that raises decides nothing: undecided with the reason (needs_review).
+    assert not outcome.passed and "RuntimeError: boom" in outcome.undecided
 
 
 def test_run_fmt_refuses_a_rule_without_check() -> None:

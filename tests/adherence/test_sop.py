@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from docket.adherence.sop import load_sop, read_upload, sop_from_markdown
-from docket.adherence.sop_convert import text_to_markdown
+from docket.adherence.authoring.convert import text_to_markdown
+from docket.adherence.authoring.sop import load_sop, read_upload, sop_from_markdown
 from docket.errors import InputError, UserError
 
 from .sop_files import write_docx, write_pdf

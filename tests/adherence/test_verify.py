@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from docket.adherence import fmt_tier
 from docket.adherence.record import Turn
-from docket.adherence.verdict import RuleResult, Verdict
-from docket.adherence.verify import Submission, Verifier, VerifierConfig
+from docket.adherence.verify import fmt as fmt_tier
+from docket.adherence.verify.verdict import RuleResult, Verdict
+from docket.adherence.verify.verifier import Submission, Verifier, VerifierConfig
 from docket.errors import ConfigError, ModelUnavailableError
 from docket.llm import Model, Request
 from docket.llm.fake import register_fake

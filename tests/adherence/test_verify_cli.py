@@ -10,8 +10,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
-from docket.adherence.history import record_feedback
 from docket.adherence.models import VerificationResult
+from docket.adherence.verify.history import record_feedback
 from docket.adherence.web_auth import Authenticator
 from docket.cli.main import app, main
 from docket.llm.fake import register_fake

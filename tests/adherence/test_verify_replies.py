@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from docket.adherence.prompts_adherence import common_prefix_len, defuse
-from docket.adherence.replies import parse_holistic, parse_sim, parse_sub
+from docket.adherence.verify.prompts import common_prefix_len, defuse
+from docket.adherence.verify.replies import parse_holistic, parse_sim, parse_sub
 from docket.errors import ParseError
 
 

@@ -7,9 +7,9 @@ against every rule in parallel, and ``api`` serves it over HTTP. See docs/adhere
 
 from docket.adherence.record import Record, Turn, read_records
 from docket.adherence.rules import FmtSpec, Rule, RuleSet, dump_rules, load_rules
-from docket.adherence.submission import Submission
-from docket.adherence.verdict import RuleResult, Verdict
-from docket.adherence.verify import Verifier, VerifierConfig
+from docket.adherence.verify.submission import Submission
+from docket.adherence.verify.verdict import RuleResult, Verdict
+from docket.adherence.verify.verifier import Verifier, VerifierConfig
 
 __all__ = [
     "FmtSpec",

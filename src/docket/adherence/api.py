@@ -20,16 +20,16 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel
 from sse_starlette.sse import EventSourceResponse
 
-from docket.adherence.history import RateRow, feedback_stats, record_feedback
-from docket.adherence.service import (
+from docket.adherence.verify.history import RateRow, feedback_stats, record_feedback
+from docket.adherence.verify.service import (
     FeedbackRequest,
     RunWriter,
     VerifyRequest,
     sse_events,
     verify_and_save,
 )
-from docket.adherence.verdict import Verdict
-from docket.adherence.verify import Submission, Verifier
+from docket.adherence.verify.verdict import Verdict
+from docket.adherence.verify.verifier import Submission, Verifier
 from docket.adherence.web_auth import Authenticator, Caller
 from docket.errors import InputError, UserError
 from docket.store.base import Store

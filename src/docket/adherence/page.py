@@ -19,8 +19,8 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
-from docket.adherence.history import record_feedback
-from docket.adherence.service import FeedbackRequest, VerifyRequest
+from docket.adherence.verify.history import record_feedback
+from docket.adherence.verify.service import FeedbackRequest, VerifyRequest
 from docket.adherence.web_auth import (
     SESSION_COOKIE,
     SESSION_LIFETIME,

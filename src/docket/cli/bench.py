@@ -43,7 +43,7 @@ def parse_tiers(text: str | None) -> tuple[str, ...] | None:
 
 
 def _personas(values: list[str]) -> dict[str, Any]:
-    from docket.adherence.bench.personas import parse_persona
+    from docket.readeval.personas import parse_persona
 
     try:
         return {"personas": tuple(parse_persona(value) for value in values)} if values else {}
@@ -105,9 +105,9 @@ def build(
     cache: CacheOpt = None,
 ) -> None:
     """Build a dataset: one confirmed violation per sample, counts by tier, persona and drops."""
-    from docket.adherence.bench import BuildConfig, BuildModels, build_dataset, write_dataset
     from docket.adherence.record import read_records
     from docket.adherence.rules import load_rules
+    from docket.readeval import BuildConfig, BuildModels, build_dataset, write_dataset
 
     ruleset = load_rules(rules)
     seed_records = read_records(seeds)
@@ -187,8 +187,8 @@ def run(
     cache: CacheOpt = None,
 ) -> None:
     """Verify every sample and score precision, recall and F1 (needs_review both ways)."""
-    from docket.adherence.bench import read_dataset, run_readeval
     from docket.adherence.rules import load_rules
+    from docket.readeval import read_dataset, run_readeval
 
     unknown = [m for m in mode if m not in ("atomic", "holistic")]
     if unknown:

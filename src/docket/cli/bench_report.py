@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from rich.table import Table
 
-from docket.adherence.bench.build import BuildResult
-from docket.adherence.bench.dataset import PAPER_F1
-from docket.adherence.bench.runner import ModeReport, RunReport
-from docket.adherence.bench.scoring import Counts
+from docket.readeval.build import BuildResult
+from docket.readeval.dataset import PAPER_F1
+from docket.readeval.runner import ModeReport, RunReport
+from docket.readeval.scoring import Counts
 
 CAPTION = "f: needs_review counted as a flag; p: counted as a pass (TP/FP/FN as flag)"
 

@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.table import Table
 
-from docket.adherence.atomize import AtomizeOptions, AtomizeReport, atomize
+from docket.adherence.authoring.atomize import AtomizeOptions, AtomizeReport, atomize
+from docket.adherence.authoring.sop import DEFAULT_MAX_BYTES, load_sop
+from docket.adherence.authoring.stability import stability
 from docket.adherence.checks import CATALOGUE, param_summary
 from docket.adherence.rules import dump_rules, load_rules, schema_text
-from docket.adherence.sop import DEFAULT_MAX_BYTES, load_sop
-from docket.adherence.stability import stability
 from docket.cli.common import console, model_factory, out
 from docket.config import load_settings
+from docket.errors import InputError
 
 app = typer.Typer(
     help="SOP to rules: extract, check stability, validate, schema, checkers.", no_args_is_help=True
@@ -31,6 +34,12 @@ DepthOpt = Annotated[
 ]
 SizeOpt = Annotated[float, typer.Option("--max-sop-mb", min=0.001, help="refuse larger SOP files")]
 SopArg = Annotated[Path, typer.Argument(help="SOP file: Markdown, text, DOCX or PDF")]
+MaxTokensOpt = Annotated[
+    int, typer.Option("--max-tokens", min=16, max=8192, help="generation cap per LLM call")
+]
+TimeoutOpt = Annotated[
+    float, typer.Option("--timeout", min=1.0, help="seconds per LLM call once it has a slot")
+]
 
 
 def _model(model: str | None, cache: str | None):  # type: ignore[no-untyped-def]
@@ -58,22 +67,50 @@ def extract(
     report: Annotated[
         Path | None, typer.Option(help="also write the extraction report (JSON)")
     ] = None,
+    max_tokens: MaxTokensOpt = 512,
+    timeout: TimeoutOpt = 180.0,
 ) -> None:
     """Extract atomic rules from SOP with an LLM and write them as YAML."""
     document = load_sop(sop, max_bytes=_max_bytes(max_sop_mb))
     options = AtomizeOptions(
-        max_depth=max_depth, reflect=reflect, temperature=temperature, name=name
+        max_depth=max_depth,
+        reflect=reflect,
+        temperature=temperature,
+        name=name,
+        max_tokens=max_tokens,
+        timeout_s=timeout,
     )
-    result = asyncio.run(atomize(document, _model(model, cache), options))
-    dump_rules(result.ruleset, output)
+    result = asyncio.run(atomize(document, _model(model, cache), options, _progress("extract")))
     if report is not None:
         report.write_text(json.dumps(result.report.to_json(), indent=2) + "\n", encoding="utf-8")
+    if not result.ruleset.rules:
+        raise _no_rules(sop, result.report)
+    dump_rules(result.ruleset, output)
     counts = result.ruleset.tier_counts()
     console.print(
         f"wrote {len(result.ruleset.rules)} rules to {output} "
         f"(fmt {counts['fmt']}, sim {counts['sim']}, sub {counts['sub']}; version {result.ruleset.version})"
     )
     _print_report(result.report)
+
+
+def _progress(what: str) -> Callable[[str], None]:
+    """Progress lines on stderr, plain text, so they show in a log or CI job too."""
+    started = time.monotonic()
+
+    def show(line: str) -> None:
+        console.print(f"{what}: {line} ({time.monotonic() - started:.0f} s)", highlight=False)
+
+    return show
+
+
+def _no_rules(sop: Path, report: AtomizeReport) -> InputError:
+    why = report.skip_reasons[0] if report.skip_reasons else "the model proposed no rule"
+    return InputError(
+        f"no rule extracted from {report.sections} sections ({why})",
+        path=str(sop),
+        hint="check the model (--model), or raise --max-tokens / --timeout; nothing was written",
+    )
 
 
 def _print_report(report: AtomizeReport) -> None:
@@ -113,11 +150,17 @@ def stability_command(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="also write the report (JSON)")
     ] = None,
+    max_tokens: MaxTokensOpt = 512,
+    timeout: TimeoutOpt = 180.0,
 ) -> None:
     """Extract rules RUNS times (one seed each) and report how much the rule set varies."""
     document = load_sop(sop, max_bytes=_max_bytes(max_sop_mb))
-    options = AtomizeOptions(max_depth=max_depth, temperature=temperature)
-    result = asyncio.run(stability(document, _model(model, cache), runs, options, threshold))
+    options = AtomizeOptions(
+        max_depth=max_depth, temperature=temperature, max_tokens=max_tokens, timeout_s=timeout
+    )
+    result = asyncio.run(
+        stability(document, _model(model, cache), runs, options, threshold, _progress("stability"))
+    )
     table = Table(title=f"rule-set stability over {result.runs} runs")
     for column in ("run", "rules", "fmt", "sim", "sub"):
         table.add_column(column, justify="right")

@@ -9,18 +9,20 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from typer.core import TyperGroup
 
-from docket.adherence.verdict import Verdict
-from docket.adherence.verify import Submission, Verifier, VerifierConfig
+from docket.adherence.record import Record
+from docket.adherence.verify.verdict import Verdict
+from docket.adherence.verify.verifier import Submission, Verifier, VerifierConfig
 from docket.cli.common import console, model_factory, out
 from docket.cli.verify_report import stats_tables, summary_tables
 from docket.config import load_settings
-from docket.errors import ConfigError
+from docket.errors import ConfigError, ModelUnavailableError
+from docket.fanout import bounded_map
 
 
 class DefaultRunGroup(TyperGroup):
@@ -99,19 +101,28 @@ def build_verifier(
     )
 
 
-async def _verify_all(verifier: Verifier, records: list[Any], concurrency: int) -> list[Verdict]:
-    limit = asyncio.Semaphore(concurrency)
+async def _verify_all(verifier: Verifier, records: list[Record], concurrency: int) -> list[Verdict]:
     columns = (TextColumn("verifying"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=True) as progress:
         task = progress.add_task("verify", total=len(records))
+        return await bounded_map(
+            records,
+            lambda record: verifier.verify(Submission(record)),
+            limit=concurrency,
+            on_done=lambda _index, _verdict: progress.advance(task),
+        )
 
-        async def one(record: Any) -> Verdict:
-            async with limit:
-                verdict = await verifier.verify(Submission(record))
-            progress.advance(task)
-            return verdict
 
-        return list(await asyncio.gather(*(one(record) for record in records)))
+def unreachable_error(verdicts: list[Verdict], written: str) -> ModelUnavailableError | None:
+    """The error to exit with when some LLM checks could not reach their model."""
+    failed = [r for v in verdicts for r in v.results if r.cause == "model_unavailable"]
+    if not failed:
+        return None
+    llm = sum(1 for v in verdicts for r in v.results if r.tier != "fmt")
+    return ModelUnavailableError(
+        f"{len(failed)} of {llm} LLM checks could not reach their model ({failed[0].error})",
+        hint=f"start the model server or fix --sim-model/--sub-model; {written}",
+    )
 
 
 @app.command("run")
@@ -146,12 +157,15 @@ def run(
         _save(db, verdicts, verifier)
     for table in summary_tables(verifier.ruleset, verdicts):
         out.print(table)
+    kept = f"the per-rule records are in {output}" if output else "see the summary above"
+    if (error := unreachable_error(verdicts, kept)) is not None:
+        raise error
 
 
 def _save(db: str, verdicts: list[Verdict], verifier: Verifier) -> None:
-    from docket.adherence.history import save_verdict
-    from docket.adherence.prompts_adherence import PROMPT_VERSION
-    from docket.adherence.verdict import new_result_id
+    from docket.adherence.verify.history import save_verdict
+    from docket.adherence.verify.prompts import PROMPT_VERSION
+    from docket.adherence.verify.verdict import new_result_id
     from docket.store.base import open_store
 
     store = open_store(db)

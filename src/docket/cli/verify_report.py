@@ -8,7 +8,8 @@ from typing import Any
 
 from rich.table import Table
 
-from docket.adherence.verdict import Verdict
+from docket.adherence.rules import RuleSet
+from docket.adherence.verify.verdict import Verdict
 
 STATUSES = ("pass", "fail", "needs_review")
 
@@ -33,7 +34,7 @@ def _tier_times(verdicts: list[Verdict]) -> dict[str, tuple[float, int]]:
     return {tier: (median(values), calls[tier]) for tier, values in walls.items()}
 
 
-def summary_tables(ruleset: Any, verdicts: list[Verdict]) -> list[Table]:
+def summary_tables(ruleset: RuleSet, verdicts: list[Verdict]) -> list[Table]:
     """A table per rule and a table per tier (counts of pass/fail/needs_review, timing)."""
     by_rule, by_tier = _counts(verdicts)
     rules = Table(title=f"{len(verdicts)} records against {ruleset.name} ({ruleset.version})")

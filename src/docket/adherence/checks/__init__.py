@@ -15,7 +15,6 @@ from docket.adherence.checks.base import (
     param_summary,
     validate_params,
 )
-from docket.adherence.checks.run import run_fmt
 
 __all__ = [
     "CATALOGUE",
@@ -25,7 +24,6 @@ __all__ = [
     "Params",
     "catalogue_text",
     "param_summary",
-    "run_fmt",
     "validate_params",
 ]
 

@@ -25,12 +25,24 @@ class CheckOutcome:
             Offsets are into the text of ``turn`` when ``turn`` is set, else into the
             checked text (the field value, or the record's turns joined by a blank line).
         turn: index of the offending turn, when the failure is in one turn.
+        undecided: why no verdict could be reached (a checker raised, a pattern timed
+            out); when set, ``passed`` is False and the outcome counts as needs_review,
+            never as a pass and never as a failure of the text.
+        pending: a failure that later turns can still repair (too few turns so far): in
+            live checking it is "not yet", not "violated".
     """
 
     passed: bool
     explanation: str
     span: tuple[int, int] | None = None
     turn: int | None = None
+    undecided: str = ""
+    pending: bool = False
+
+    @classmethod
+    def unknown(cls, reason: str) -> CheckOutcome:
+        """An outcome without a verdict: ``reason`` says why."""
+        return cls(False, reason, undecided=reason)
 
 
 class Params(BaseModel):

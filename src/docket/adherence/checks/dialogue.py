@@ -24,7 +24,9 @@ def turn_count(record: Record, params: TurnCountParams) -> CheckOutcome:
     problem = params.violation(len(indices))
     if problem is None:
         return CheckOutcome(True, f"{what}: {summary}")
-    extra = indices[params.high] if problem == "too many" and params.high is not None else None
+    if problem == "too few":  # later turns can still bring the count into range
+        return CheckOutcome(False, f"{problem} {what} so far: {summary}", pending=True)
+    extra = indices[params.high] if params.high is not None else None
     return CheckOutcome(False, f"{problem} {what}: {summary}", turn=extra)
 
 

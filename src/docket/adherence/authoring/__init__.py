@@ -1,0 +1,1 @@
+"""Authoring rule sets: SOP ingestion (``sop``, ``convert``), the atomizer, and stability."""
