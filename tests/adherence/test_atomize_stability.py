@@ -14,6 +14,7 @@ from docket.adherence.authoring.stability import (
     stability,
 )
 from docket.adherence.rules import Rule, RuleSet
+from docket.errors import InputError
 from docket.llm import Model, Request
 from docket.llm.fake import register_fake
 
@@ -89,3 +90,11 @@ async def test_stability_runs_the_atomizer_once_per_seed() -> None:
     assert report.pairwise == pytest.approx((1.0, 1 / 3, 1 / 3))
     assert report.variation == pytest.approx(1 - 5 / 9)
     assert len(report.reports) == 3 and report.reports[0]["kept"] == 2
+
+
+async def test_stability_refuses_runs_that_all_extracted_nothing() -> None:
+    sop = sop_from_markdown("# Tone\n\n- Be polite.\n", source="tone.md")
+    echo = Model(register_fake("stab-echo", lambda r: r.messages[0].content))  # unreadable
+    with pytest.raises(InputError, match="every one of the 2 runs extracted no rule") as info:
+        await stability(sop, echo, runs=2)
+    assert "tone.md" in info.value.one_line()

@@ -152,3 +152,46 @@ def test_empty_sop_is_one_line_and_exit_2(
     assert code == 2
     assert "the SOP file is empty" in capsys.readouterr().err
     assert not (tmp_path / "r.yaml").exists()
+
+
+ASKED: list[Request] = []
+
+
+def _echo(request: Request) -> str:
+    ASKED.append(request)
+    return request.messages[0].content  # a weak model copying its prompt: nothing parses
+
+
+ECHO = register_fake("rules-cli-echo", _echo)
+
+
+def test_extract_with_zero_rules_is_an_error_and_writes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    output = tmp_path / "rules.yaml"
+    ASKED.clear()
+    args = ["rules", "extract", str(SOP), "-o", str(output), "--model", ECHO, "--cache", "off"]
+    code = run_main(monkeypatch, *args, "--max-tokens", "200")
+    assert code == 2 and not output.exists()
+    err = capsys.readouterr().err
+    error = [line for line in err.splitlines() if line.startswith("error:")]
+    assert len(error) == 1 and "no rule extracted from" in error[0] and str(SOP) in error[0]
+    assert "Traceback" not in err
+    # generation is bounded by --max-tokens on every call
+    assert ASKED and {r.max_tokens for r in ASKED} == {200}
+
+
+def test_extract_shows_progress_when_not_on_a_terminal(tmp_path: Path) -> None:
+    output = tmp_path / "rules.yaml"
+    args = ["rules", "extract", str(SOP), "-o", str(output), "--model", MODEL, "--cache", "off"]
+    result = runner.invoke(app, args)  # CliRunner output is not a TTY
+    assert result.exit_code == 0, result.output
+    sections = len([s for s in load_sop_sections() if s.text.strip()])
+    assert f"extract: section {sections}/{sections} proposed" in result.output
+    assert "extract: placing candidate 2/2" in result.output
+
+
+def load_sop_sections():  # type: ignore[no-untyped-def]
+    from docket.adherence.authoring.sop import load_sop
+
+    return load_sop(SOP).sections

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import sys
 from pathlib import Path
 
@@ -204,3 +205,34 @@ def test_bad_record_line_names_file_line_and_field(
     assert run_main(monkeypatch, "verify", "--rules", str(rules), str(data), *MODELS) == 2
     err = capsys.readouterr().err
     assert "broken.jsonl:2" in err and "turns.0.text" in err
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:  # bound then closed: nothing listens there
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_an_unreachable_server_exits_non_zero_with_one_line_and_keeps_the_records(
+    files: tuple[Path, Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    rules, data = files
+    down = f"openai-compatible:http://127.0.0.1:{_closed_port()}/v1#down"
+    output = tmp_path / "verdicts.jsonl"
+    monkeypatch.setenv("DOCKET_MAX_RETRIES", "0")
+    args = ["verify", "--rules", str(rules), str(data), "--model", down, "--cache", "off"]
+    code = run_main(monkeypatch, *args, "-o", str(output))
+    assert code != 0
+    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    assert len(err) == 1 and err[0].startswith("error: ")
+    assert "could not reach their model" in err[0] and str(output) in err[0]
+    verdicts = [json.loads(line) for line in output.read_text().splitlines()]
+    results = [r for v in verdicts for r in v["results"]]
+    llm = [r for r in results if r["tier"] != "fmt"]
+    assert llm and {(r["status"], r["cause"]) for r in llm} == {
+        ("needs_review", "model_unavailable")
+    }
+    assert {r["status"] for r in results if r["tier"] == "fmt"} <= {"pass", "fail"}
