@@ -32,6 +32,13 @@ ABBREVIATIONS = frozenset(
         "ltd",
         "co",
         "u.s",
+        "u.k",
+        "u.s.a",
+        "ph.d",
+        "mt",
+        "vol",
+        "dept",
+        "est",
         "a.m",
         "p.m",
         "cf",
@@ -40,13 +47,17 @@ ABBREVIATIONS = frozenset(
 )
 # Terminal punctuation with any closing quotes or brackets, then whitespace or the end.
 SENTENCE_END = re.compile(r"[.!?\u2026]+[\"'\u201d\u2019)\]]*(?=\s|$)")
+# A list marker alone at the start of a line: "1", "12", "iv" (before its period).
+_LIST_MARKER = re.compile(r"[ \t]*(?:\d{1,3}|[ivxlc]{1,5})", re.IGNORECASE)
 
 
 def sentence_ends(text: str) -> Iterator[re.Match[str]]:
     """The runs of terminal punctuation in ``text`` that end a sentence.
 
-    A run ends a sentence unless its period follows an abbreviation (``Dr.``, ``e.g.``)
-    or an initial (``J. Smith``).
+    A run ends a sentence unless its period follows an abbreviation (``Dr.``, ``e.g.``),
+    an initial (``J. Smith``) or a list marker alone at the start of a line (the ``1.``
+    of ``1. Apples are red.``). A period inside a number (``3.5``) is never an end, as
+    it is not followed by a space.
 
     Args:
         text: the text to scan.
@@ -56,7 +67,8 @@ def sentence_ends(text: str) -> Iterator[re.Match[str]]:
     """
     begin = 0
     for match in SENTENCE_END.finditer(text):
-        if not is_abbreviation(text[begin : match.start()], match.group()):
+        before = text[begin : match.start()]
+        if not is_abbreviation(before, match.group()) and not is_list_marker(before, match.group()):
             yield match
             begin = match.end()
 
@@ -76,3 +88,20 @@ def is_abbreviation(before: str, terminator: str) -> bool:
         return False
     word = before.rsplit(None, 1)[-1].rstrip(".").lower().lstrip("(\"'")
     return word in ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
+def is_list_marker(before: str, terminator: str) -> bool:
+    """Whether ``terminator`` closes a list marker (``1.``, ``iv.``) that opens its line.
+
+    Args:
+        before: the text since the last sentence end; its last line is the one tested.
+        terminator: the punctuation run.
+
+    Returns:
+        True when the run is a single period and the line so far holds only a number of at
+        most three digits or a roman numeral.
+    """
+    if terminator != ".":
+        return False
+    line = before.rsplit("\n", 1)[-1]
+    return _LIST_MARKER.fullmatch(line) is not None

@@ -98,6 +98,13 @@ OTHER_CHECKERS = [
     ("urls", {"present": True}, "See https://example.com/x now."),
     ("emails", {"present": False}, "Write to us. Thanks."),
     ("emails", {"present": True}, "Write to a@example.com now."),
+    ("title", {}, "<<A Day Out>>\nWe went to the sea."),
+    ("section_count", {"max": 2}, "SECTION 1\nOne.\nSECTION 2\nTwo."),
+    ("section_count", {"min": 2}, "SECTION 1\nOne.\nSECTION 2\nTwo."),
+    ("separated_responses", {}, "First answer.\n******\nSecond answer."),
+    ("paragraph_first_word", {"paragraph": 2, "word": "then"}, "First.\n\nThen more."),
+    ("postscript", {}, "Thanks for reading.\nP.S. See you soon."),
+    ("wrapped_in", {}, '"All of it in quotes."'),
     ("phone_numbers", {"present": False}, "Call us. Thanks."),
     ("phone_numbers", {"present": True}, "Call 0161 496 0734 now."),
 ]
@@ -156,9 +163,11 @@ def test_record_operators_break_their_checker(checker, params) -> None:  # type:
         assert all(not run_fmt(rule, m.record).passed for m in made), op.name
 
 
-def test_only_arbitrary_regex_matching_lacks_an_operator() -> None:
-    assert checkers_without_operator() == ["regex_must_not_match"]
-    assert set(OPERATORS) == set(CATALOGUE) - {"regex_must_not_match"}
+def test_only_arbitrary_regex_matching_and_language_lack_an_operator() -> None:
+    # A pattern to avoid and a language to write in have no generic way to break them.
+    lacking = ["regex_must_not_match", "response_language"]
+    assert checkers_without_operator() == lacking
+    assert set(OPERATORS) == set(CATALOGUE) - set(lacking)
 
 
 def test_a_mutation_is_reproducible_from_its_seed() -> None:

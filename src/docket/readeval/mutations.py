@@ -16,7 +16,7 @@ from docket.adherence.checks import CATALOGUE
 from docket.adherence.record import Record, Turn
 from docket.adherence.rules import Rule, RuleSet
 from docket.adherence.verify.fmt import run_fmt
-from docket.readeval import ops_counts, ops_record, ops_text  # noqa: F401  (registration)
+from docket.readeval import ops_counts, ops_layout, ops_record, ops_text  # noqa: F401
 from docket.readeval.operators import OPERATORS, MutationContext, Operator
 
 Slot = tuple[str, Any]

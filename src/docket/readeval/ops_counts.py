@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from docket.adherence.checks.counts import CAPS_WORD, WORD, sentence_starts
+from docket.adherence.checks.counts import CAPS_WORD, WORD, paragraph_spans, sentence_starts
 
 # The checkers' own patterns, so that an operator counts exactly what the checker counts.
 from docket.adherence.checks.style import _BULLET, _HIGHLIGHT, _NUMBERED
@@ -75,8 +75,7 @@ FILLER_FOR_PARAGRAPHS = (
 
 
 def _paragraphs(text: str, params: Any) -> int:
-    pattern = r"\n[ \t]*\n" if params.separator == "blank_line" else r"^\s*\*\*\*\s*$"
-    return sum(1 for part in re.split(pattern, text, flags=re.M) if part.strip())
+    return sum(1 for a, b in paragraph_spans(text, params.separator) if text[a:b].strip())
 
 
 @operator("paragraph_count", "split", when=has_high)
@@ -91,8 +90,8 @@ def paragraph_count_split(text: str, params: Any, ctx: MutationContext) -> str |
 @operator("paragraph_count", "merge", when=lambda p: (p.low or 0) >= 2)
 def paragraph_count_merge(text: str, params: Any, ctx: MutationContext) -> str | None:
     """Merge all paragraphs into one (below a minimum of two or more)."""
-    pattern = r"\n[ \t]*\n" if params.separator == "blank_line" else r"\n?^\s*\*\*\*\s*$\n?"
-    merged = re.sub(pattern, " ", text, flags=re.M)
+    parts = [text[a:b].strip() for a, b in paragraph_spans(text, params.separator)]
+    merged = " ".join(part for part in parts if part)
     return tidy(merged) if merged != text else None
 
 

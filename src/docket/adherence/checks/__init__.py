@@ -5,7 +5,16 @@ name in :data:`CATALOGUE`. Rules refer to checkers declaratively (``checker`` pl
 ``params``); model output is never run as code.
 """
 
-from docket.adherence.checks import contacts, counts, dialogue, keywords, structured, style  # noqa: F401
+from docket.adherence.checks import (  # noqa: F401  (registration)
+    contacts,
+    counts,
+    dialogue,
+    keywords,
+    language,
+    layout,
+    structured,
+    style,
+)
 from docket.adherence.checks.base import (
     CATALOGUE,
     Bounds,

@@ -8,18 +8,21 @@ from itertools import islice
 from typing import Any, Literal
 
 import regex
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from docket.adherence.checks.base import Bounds, CheckOutcome, checker
 from docket.text import sentence_ends
 
 WORD = re.compile(r"[^\W_]+(?:['’\-][^\W_]+)*")
+# Runs of word characters: "don't" and "well-known" are two each (IFEval's count).
+WORD_PART = re.compile(r"\w+")
 # A word (as WORD) with at least two letters, all upper case; \\p{..} needs the regex engine.
 CAPS_WORD = regex.compile(r"(?<![\w'’-])(?=(?:[\p{Lu}\d'’-]*\p{Lu}){2})[\p{Lu}\d'’-]+(?![\w'’-])")
 _SPACE = re.compile(r"\s")
 _NON_SPACE = re.compile(r"\S")
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
-_DIVIDER = re.compile(r"^\s*\*\*\*\s*$", re.M)
+_DIVIDER_LINE = re.compile(r"^\s*\*\*\*\s*$", re.M)
+_DIVIDER = re.compile(r"\s?\*\*\*\s?")
 
 
 def count_outcome(unit: str, starts: list[int], text: str, bounds: Bounds) -> CheckOutcome:
@@ -77,11 +80,19 @@ class CountParams(Bounds):
     """A count range: ``min``, ``max``, both, or ``exact``."""
 
 
-@checker("word_count", CountParams)
-def word_count(text: str, params: CountParams) -> CheckOutcome:
+class WordCountParams(Bounds):
+    """``joined``: how a word joined by an apostrophe or hyphen counts: ``one`` (default:
+    "don't", "well-known" are one word each) or ``split`` (two each, as IFEval counts)."""
+
+    joined: Literal["one", "split"] = "one"
+
+
+@checker("word_count", WordCountParams)
+def word_count(text: str, params: WordCountParams) -> CheckOutcome:
     """The number of words is within the range (words: runs of letters/digits, ' and - inside)."""
+    pattern = WORD if params.joined == "one" else WORD_PART
     return lazy_count_outcome(
-        "words", len(WORD.findall(text)), text, params, nth_match_start(WORD, text)
+        "words", len(pattern.findall(text)), text, params, nth_match_start(pattern, text)
     )
 
 
@@ -92,21 +103,36 @@ def sentence_count(text: str, params: CountParams) -> CheckOutcome:
 
 
 class ParagraphParams(Bounds):
-    """``separator``: ``blank_line`` (default) or ``divider`` (a line of ``***``, as in IFEval)."""
+    """``separator``: ``blank_line`` (default), ``divider`` (every ``***``, as in IFEval:
+    an empty paragraph between two dividers fails) or ``divider_line`` (a line holding
+    only ``***``)."""
 
-    separator: Literal["blank_line", "divider"] = "blank_line"
+    separator: Literal["blank_line", "divider", "divider_line"] = "blank_line"
+
+
+_SEPARATORS = {"blank_line": _BLANK_LINE, "divider": _DIVIDER, "divider_line": _DIVIDER_LINE}
+
+
+def paragraph_spans(text: str, separator: str) -> list[tuple[int, int]]:
+    """``(start, end)`` of every paragraph between separators, empty ones included."""
+    spans, begin = [], 0
+    for match in _SEPARATORS[separator].finditer(text):
+        spans.append((begin, match.start()))
+        begin = match.end()
+    spans.append((begin, len(text)))
+    return spans
 
 
 @checker("paragraph_count", ParagraphParams)
 def paragraph_count(text: str, params: ParagraphParams) -> CheckOutcome:
-    """The number of non-empty paragraphs (separated by blank lines or *** lines) is within the range."""
-    pattern = _BLANK_LINE if params.separator == "blank_line" else _DIVIDER
-    starts, begin = [], 0
-    for match in [*pattern.finditer(text), None]:
-        end = match.start() if match else len(text)
-        if text[begin:end].strip():
-            starts.append(_skip_space(text, begin))
-        begin = match.end() if match else begin
+    """The number of non-empty paragraphs (separated by blank lines or ***) is within the range."""
+    spans = paragraph_spans(text, params.separator)
+    if params.separator == "divider":
+        inner = [i for i, (a, b) in enumerate(spans[1:-1], 1) if not text[a:b].strip()]
+        if inner:
+            where = spans[inner[0]]
+            return CheckOutcome(False, f"paragraph {inner[0] + 1} between dividers is empty", where)
+    starts = [_skip_space(text, a) for a, b in spans if text[a:b].strip()]
     return count_outcome("paragraphs", starts, text, params)
 
 
@@ -126,32 +152,45 @@ def char_count(text: str, params: CharParams) -> CheckOutcome:
 
 
 class LetterParams(Bounds):
-    """``letter``: the letter to count (case-insensitive)."""
+    """``letter``: the character to count, any one character (a letter, digit, '!', ...);
+    ``case_sensitive`` (default false: 'a' also counts 'A')."""
 
     letter: str
+    case_sensitive: bool = False
 
     @field_validator("letter")
     @classmethod
-    def _one_letter(cls, value: str) -> str:
-        if len(value) != 1 or not value.isalpha():
-            raise ValueError("must be a single letter")
+    def _one_character(cls, value: str) -> str:
+        if len(value) != 1:
+            raise ValueError("must be a single character")
         return value
 
 
 @checker("letter_count", LetterParams)
 def letter_count(text: str, params: LetterParams) -> CheckOutcome:
-    """A given letter occurs a number of times within the range (case-insensitive)."""
-    pattern = re.compile(re.escape(params.letter), re.IGNORECASE)
+    """A given character occurs a number of times within the range (case-insensitive by default)."""
+    flags = 0 if params.case_sensitive else re.IGNORECASE
+    pattern = re.compile(re.escape(params.letter), flags)
     count = len(pattern.findall(text))
     return lazy_count_outcome(
-        f"'{params.letter}' letters", count, text, params, nth_match_start(pattern, text)
+        f"'{params.letter}' characters", count, text, params, nth_match_start(pattern, text)
     )
 
 
-@checker("uppercase_word_count", CountParams)
-def uppercase_word_count(text: str, params: CountParams) -> CheckOutcome:
-    """The number of ALL-CAPS words (two letters or more) is within the range."""
-    count = len(CAPS_WORD.findall(text))
-    return lazy_count_outcome(
-        "all-caps words", count, text, params, nth_match_start(CAPS_WORD, text)
-    )
+class CapsParams(Bounds):
+    """``min_letters``: capital letters a word needs to count (default 2, so "I" and "B5"
+    do not count; 1 counts them, as IFEval does)."""
+
+    min_letters: int = Field(default=2, ge=1, le=2)
+
+
+# A word with at least one capital letter and no small one (1-letter words such as "I" included).
+_CAPS_WORD_1 = regex.compile(r"(?<![\w'’-])(?=[\p{Lu}\d'’-]*\p{Lu})[\p{Lu}\d'’-]+(?![\w'’-])")
+
+
+@checker("uppercase_word_count", CapsParams)
+def uppercase_word_count(text: str, params: CapsParams) -> CheckOutcome:
+    """The number of ALL-CAPS words (with at least ``min_letters`` capitals) is within the range."""
+    pattern = CAPS_WORD if params.min_letters == 2 else _CAPS_WORD_1
+    count = len(pattern.findall(text))
+    return lazy_count_outcome("all-caps words", count, text, params, nth_match_start(pattern, text))

@@ -151,11 +151,28 @@ def regex_must_not_match(text: str, params: RegexParams) -> CheckOutcome:
 
 class AffixParams(Params):
     """``text``: the required prefix or suffix; ``case_sensitive`` (default true);
-    ``strip``: ignore surrounding whitespace (default true)."""
+    ``strip``: ignore surrounding whitespace (default true); ``ignore_quotes``: also look
+    inside quotation marks that open or close the text (default false), so
+    ``"... Any other questions?"`` ends with ``Any other questions?``."""
 
     text: str = Field(min_length=1)
     case_sensitive: bool = True
     strip: bool = True
+    ignore_quotes: bool = False
+
+
+_QUOTES = "\"'\u201c\u201d\u2018\u2019"
+
+
+def _bounds(text: str, params: AffixParams) -> tuple[int, int]:
+    """The part of ``text`` an affix is compared with: without whitespace and quotes."""
+    start, end = 0, len(text)
+    skip = (" \t\r\n\f\v" if params.strip else "") + (_QUOTES if params.ignore_quotes else "")
+    while start < end and text[start] in skip:
+        start += 1
+    while end > start and text[end - 1] in skip:
+        end -= 1
+    return start, end
 
 
 def _same(a: str, b: str, case_sensitive: bool) -> bool:
@@ -165,7 +182,7 @@ def _same(a: str, b: str, case_sensitive: bool) -> bool:
 @checker("starts_with", AffixParams)
 def starts_with(text: str, params: AffixParams) -> CheckOutcome:
     """The text starts with the given prefix."""
-    offset = len(text) - len(text.lstrip()) if params.strip else 0
+    offset = _bounds(text, params)[0]
     head = text[offset : offset + len(params.text)]
     if _same(head, params.text, params.case_sensitive):
         return CheckOutcome(True, f"starts with '{params.text}'")
@@ -176,7 +193,7 @@ def starts_with(text: str, params: AffixParams) -> CheckOutcome:
 @checker("ends_with", AffixParams)
 def ends_with(text: str, params: AffixParams) -> CheckOutcome:
     """The text ends with the given suffix."""
-    end = len(text.rstrip()) if params.strip else len(text)
+    end = _bounds(text, params)[1]
     start = max(0, end - len(params.text))
     tail = text[start:end]
     if _same(tail, params.text, params.case_sensitive):

@@ -3,7 +3,9 @@
 Three layers. When a rule is loaded, patterns are screened: bounded length, valid
 syntax, and no repeated group that itself contains a repetition (``(a+)+``,
 ``(\\w*)*``, ``(x+y?){2,}``), the classic exponential shape, so authors hear about it
-at once. When a pattern runs, it runs with the ``regex`` engine's timeout
+at once. A small bounded repeat of a group that opens with a literal word is allowed
+(``(?:SECTION\\s?\\d+[\\s\\S]*?){4}``), since its repetitions can only start where
+the literal occurs. When a pattern runs, it runs with the ``regex`` engine's timeout
 (:data:`TIMEOUT_S`), because polynomial shapes such as ``.*a.*b`` or ``(a|aa)+`` cannot
 all be found statically; and it only sees the first :data:`MAX_TEXT_CHARS` characters.
 Patterns use Python ``re`` syntax (the ``regex`` module in its compatible V0 mode).
@@ -65,21 +67,37 @@ def bounded(text: str) -> tuple[str, bool]:
     return (text[:MAX_TEXT_CHARS], True) if len(text) > MAX_TEXT_CHARS else (text, False)
 
 
+MAX_BOUNDED_REPEAT = 20
+"""Largest count of a bounded repeat of a repeating group that is allowed (see below)."""
+
+_LITERAL_START = re.compile(r"(?:\?:)?[A-Za-z0-9]{2,}(?![*?+{])")
+
+
 def _has_nested_repetition(pattern: str) -> bool:
-    stack = [False]  # per open group: does it contain an unbounded repetition?
-    closed_group: bool | None = None  # flag of the group that just closed, if the last atom was one
+    """Whether a repeated group contains a repetition, the shape that can blow up.
+
+    Allowed: a bounded repeat (at most :data:`MAX_BOUNDED_REPEAT`) of a group that opens
+    with a literal of two or more characters, as in ``(?:SECTION\\s?\\d+[\\s\\S]*?){4}``:
+    every repetition must start at an occurrence of the literal, so the ways to split the
+    text are bounded by those occurrences, not by its length. The run-time timeout still
+    applies.
+    """
+    stack: list[tuple[bool, int]] = [(False, -1)]  # per open group: has repetition, "(" index
+    closed: tuple[bool, str] | None = None  # the group that just closed: flag, body
     i = 0
     while i < len(pattern):
         char = pattern[i]
-        quantifier, width = _quantifier_at(pattern, i)
-        if quantifier is not None:
-            if closed_group and quantifier:
-                return True
-            stack[-1] = stack[-1] or quantifier or bool(closed_group)
-            closed_group = None
+        kind, width, count = _quantifier_at(pattern, i)
+        if kind is not None:
+            if closed and closed[0] and kind != "optional":
+                if not (kind == "bounded" and _safe_bounded(closed[1], count)):
+                    return True
+            flag = stack[-1][0] or kind != "optional" or bool(closed and closed[0])
+            stack[-1] = (flag, stack[-1][1])
+            closed = None
             i += width
             continue
-        closed_group = None
+        closed = None
         if char == "\\":
             i += 2
             continue
@@ -87,26 +105,38 @@ def _has_nested_repetition(pattern: str) -> bool:
             i = _end_of_class(pattern, i)
             continue
         if char == "(":
-            stack.append(False)
+            stack.append((False, i))
         elif char == ")" and len(stack) > 1:
-            closed_group = stack.pop()
-            stack[-1] = stack[-1] or closed_group
+            flag, start = stack.pop()
+            closed = (flag, pattern[start + 1 : i])
+            stack[-1] = (stack[-1][0] or flag, stack[-1][1])
         i += 1
     return False
 
 
-def _quantifier_at(pattern: str, i: int) -> tuple[bool | None, int]:
-    """``(unbounded_or_repeating, width)`` for a quantifier at ``i``, or ``(None, 0)``."""
+def _safe_bounded(body: str, count: int) -> bool:
+    return count <= MAX_BOUNDED_REPEAT and _LITERAL_START.match(body) is not None
+
+
+def _quantifier_at(pattern: str, i: int) -> tuple[str | None, int, int]:
+    """``(kind, width, count)`` of a quantifier at ``i``, or ``(None, 0, 0)``.
+
+    ``kind`` is ``optional`` (``?``, ``{0,1}``, ``{1}``), ``bounded`` (``{n}``, ``{m,n}``;
+    ``count`` is n) or ``unbounded`` (``*``, ``+``, ``{m,}``).
+    """
     char = pattern[i]
     if char in "*+":
-        return True, _lazy_width(pattern, i + 1, 1)
+        return "unbounded", _lazy_width(pattern, i + 1, 1), 0
     if char == "?" and not (i > 0 and pattern[i - 1] == "("):
-        return False, _lazy_width(pattern, i + 1, 1)
+        return "optional", _lazy_width(pattern, i + 1, 1), 1
     if char == "{" and (match := _BRACE.match(pattern, i)) and (match.group(1) or match.group(3)):
         low, comma, high = match.groups()
-        repeats = bool(comma and not high) or int(high or low or 0) > 1
-        return repeats, _lazy_width(pattern, match.end(), match.end() - i)
-    return None, 0
+        width = _lazy_width(pattern, match.end(), match.end() - i)
+        if comma and not high:
+            return "unbounded", width, 0
+        count = int(high or low or 0)
+        return ("bounded" if count > 1 else "optional"), width, count
+    return None, 0, 0
 
 
 def _lazy_width(pattern: str, after: int, width: int) -> int:

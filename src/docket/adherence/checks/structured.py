@@ -11,7 +11,9 @@ from pydantic import Field, field_validator
 from docket.adherence.checks.base import CheckOutcome, Params, checker
 from docket.adherence.checks.jsonschema_lite import check_schema, first_error
 
-_FENCE = re.compile(r"^\s*```[a-zA-Z]*[ \t]*\n(.*?)\n\s*```\s*$", re.S)
+# A Markdown code fence around the whole text, on several lines or on one
+# (```json {"a": 1}```); the language tag, when there is one, is followed by a space.
+_FENCE = re.compile(r"^\s*```(?:[A-Za-z][\w+-]*(?=\s))?\s*(.*?)\s*```\s*$", re.S)
 
 
 class JsonParams(Params):

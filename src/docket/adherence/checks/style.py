@@ -77,10 +77,27 @@ class ListParams(Bounds):
     """A range for the number of list items."""
 
 
-@checker("bullet_list", ListParams)
-def bullet_list(text: str, params: ListParams) -> CheckOutcome:
+class BulletParams(Bounds):
+    """``markers``: the characters that open a bullet line (default ``-*+•``);
+    ``space_after``: a marker must be followed by a space (default true). IFEval counts
+    ``markers: "*-"`` with ``space_after: false`` (a ``**bold**`` line is not a bullet)."""
+
+    markers: str = Field(default="-*+•", min_length=1)
+    space_after: bool = True
+
+
+@lru_cache(maxsize=64)
+def _bullet_pattern(markers: str, space_after: bool) -> re.Pattern[str]:
+    marker = "[" + "".join(re.escape(c) for c in markers) + "]"
+    after = r"[ \t]+\S" if space_after else r"(?!\*)"
+    return re.compile(rf"^[ \t]*{marker}{after}", re.M)
+
+
+@checker("bullet_list", BulletParams)
+def bullet_list(text: str, params: BulletParams) -> CheckOutcome:
     """The number of bullet items (lines starting with -, *, + or •) is within the range."""
-    return count_outcome("bullet items", [m.start() for m in _BULLET.finditer(text)], text, params)
+    pattern = _bullet_pattern(params.markers, params.space_after)
+    return count_outcome("bullet items", [m.start() for m in pattern.finditer(text)], text, params)
 
 
 class NumberedParams(Bounds):
