@@ -149,14 +149,32 @@ CASES = [
     ("section_count", {"exact": 3}, "SECTION 1\nOne.\nSection 2\nTwo.", False, None),
     ("separated_responses", {}, "First answer.\n******\nSecond answer.", True, None),
     ("separated_responses", {}, "Same.\n******\nSame.", False, None),
-    ("paragraph_first_word", {"paragraph": 2, "word": "then"}, "A.\n\n'Then,' he said.", True, None),
+    (
+        "paragraph_first_word",
+        {"paragraph": 2, "word": "then"},
+        "A.\n\n'Then,' he said.",
+        True,
+        None,
+    ),
     ("paragraph_first_word", {"paragraph": 2, "word": "then"}, "A.\n\nSo then.", False, (4, 6)),
     ("postscript", {"marker": "P.P.S"}, "Hi.\np. p. s. one more thing", True, None),
     ("postscript", {}, "Hi. There is no PS here.", False, None),
     ("wrapped_in", {}, ' "All quoted." ', True, None),
     ("wrapped_in", {}, '"Open only.', False, None),
-    ("response_language", {"language": "fr"}, "Bonjour, je voudrais un billet pour Paris.", True, None),
-    ("response_language", {"language": "en"}, "Bonjour, je voudrais un billet pour Paris.", False, None),
+    (
+        "response_language",
+        {"language": "fr"},
+        "Bonjour, je voudrais un billet pour Paris.",
+        True,
+        None,
+    ),
+    (
+        "response_language",
+        {"language": "en"},
+        "Bonjour, je voudrais un billet pour Paris.",
+        False,
+        None,
+    ),
 ]
 
 

@@ -28,7 +28,11 @@ def test_unknown_checker_lists_the_known_ones() -> None:
         ("word_count", {"min": 5, "max": 2}, "'min' is larger than 'max'"),
         ("word_count", {"max": "many"}, "parameter 'max'"),
         ("urls", {}, "parameter 'present' is required"),
-        ("letter_count", {"letter": "ab", "min": 1}, "parameter 'letter': must be a single character"),
+        (
+            "letter_count",
+            {"letter": "ab", "min": 1},
+            "parameter 'letter': must be a single character",
+        ),
         ("keywords_required", {"keywords": []}, "parameter 'keywords'"),
         ("keywords_forbidden", {"keywords": [" "]}, "none of them empty"),
         ("role_alternation", {"roles": ["user", "user"]}, "must not repeat"),

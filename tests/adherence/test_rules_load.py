@@ -163,7 +163,12 @@ def test_committed_schema_is_current_and_lists_every_checker() -> None:
 
     assert {v["properties"]["checker"]["const"] for v in variants} == set(CATALOGUE)
     word_count = next(v for v in variants if v["title"] == "word_count")
-    assert set(word_count["properties"]["params"]["properties"]) == {"min", "max", "exact", "joined"}
+    assert set(word_count["properties"]["params"]["properties"]) == {
+        "min",
+        "max",
+        "exact",
+        "joined",
+    }
     json_schema = next(v for v in variants if v["title"] == "json_schema")
     assert "schema" in json_schema["properties"]["params"]["properties"]
 

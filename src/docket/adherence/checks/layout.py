@@ -109,24 +109,28 @@ def paragraph_first_word(text: str, params: FirstWordParams) -> CheckOutcome:
 
 class PostscriptParams(Params):
     """``marker``: what opens the postscript (default ``P.S.``; ``P.P.S`` also works);
-    the match ignores case and the spaces inside the marker."""
+    the match ignores case and the spaces inside the marker. ``line_start``: the marker
+    must open a line (default true; false finds it anywhere, as IFEval does)."""
 
     marker: str = Field(default="P.S.", min_length=1, max_length=20)
+    line_start: bool = True
 
 
 @lru_cache(maxsize=32)
-def _postscript_pattern(marker: str) -> re.Pattern[str]:
+def _postscript_pattern(marker: str, line_start: bool) -> re.Pattern[str]:
     letters = [re.escape(c) for c in marker.strip() if not c.isspace()]
-    return re.compile(r"^\s*" + r"\s?".join(letters), re.IGNORECASE | re.MULTILINE)
+    opening = r"^\s*" if line_start else ""
+    return re.compile(opening + r"\s?".join(letters), re.IGNORECASE | re.MULTILINE)
 
 
 @checker("postscript", PostscriptParams)
 def postscript(text: str, params: PostscriptParams) -> CheckOutcome:
     """A line starts with the postscript marker (P.S. by default)."""
-    found = _postscript_pattern(params.marker).search(text)
+    found = _postscript_pattern(params.marker, params.line_start).search(text)
     if found:
         return CheckOutcome(True, f"postscript '{params.marker}' found")
-    return CheckOutcome(False, f"no line starts with '{params.marker}'")
+    where = "no line starts with" if params.line_start else "no"
+    return CheckOutcome(False, f"{where} '{params.marker}'")
 
 
 class WrappedParams(Params):

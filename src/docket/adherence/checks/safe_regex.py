@@ -89,9 +89,11 @@ def _has_nested_repetition(pattern: str) -> bool:
         char = pattern[i]
         kind, width, count = _quantifier_at(pattern, i)
         if kind is not None:
-            if closed and closed[0] and kind != "optional":
-                if not (kind == "bounded" and _safe_bounded(closed[1], count)):
-                    return True
+            repeats_a_repetition = bool(closed and closed[0]) and kind != "optional"
+            if repeats_a_repetition and not (
+                kind == "bounded" and _safe_bounded(closed[1], count)  # type: ignore[index]
+            ):
+                return True
             flag = stack[-1][0] or kind != "optional" or bool(closed and closed[0])
             stack[-1] = (flag, stack[-1][1])
             closed = None
