@@ -54,6 +54,9 @@ PARAMS = {
     "urls": {"present": False}, "emails": {"present": False}, "phone_numbers": {"present": False},
     "turn_count": {"min": 4, "max": 12}, "role_alternation": {"first_role": "user"},
     "no_repeated_turns": {"threshold": 0.9}, "fields_required": {"names": ["scenario"]},
+    "title": {}, "section_count": {"max": 3}, "separated_responses": {},
+    "paragraph_first_word": {"paragraph": 1, "word": "good"}, "postscript": {},
+    "wrapped_in": {}, "response_language": {"language": "en"},
 }  # fmt: skip
 
 
