@@ -23,3 +23,10 @@ def test_is_abbreviation_needs_a_period_right_after_the_word():
     assert is_abbreviation("see (e.g", ".") and is_abbreviation("Mr", '.")')
     assert not is_abbreviation("Mr", "!") and not is_abbreviation("Mr ", ".")
     assert not is_abbreviation("", ".") and not is_abbreviation("the end", ".")
+
+
+def test_a_list_number_opening_its_line_does_not_end_a_sentence():
+    text = "1. Apples are red.\n2. Pears are green."
+    assert ends(text) == [len("1. Apples are red."), len(text)]
+    assert ends("It rose by 5. Then it fell.") == [len("It rose by 5."), 27]
+    assert ends("Pi is 3.14 exactly. Yes.") == [len("Pi is 3.14 exactly."), 24]
