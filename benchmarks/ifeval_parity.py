@@ -44,15 +44,20 @@ def compare(path: Path) -> dict[str, dict[str, int]]:
         if not line.strip():
             continue
         item = json.loads(line)
-        triples = zip(
+        artefacts = item.get("ifeval_artefact") or [None] * len(item["instruction_id_list"])
+        rows = zip(
             item["instruction_id_list"],
             item["kwargs"],
             item["follow_instruction_list"],
+            artefacts,
             strict=True,
         )
-        for instruction, kwargs, ifeval in triples:
+        for instruction, kwargs, ifeval, artefact in rows:
             ours = docket_verdict(instruction, kwargs, item["response"])
             row = table[instruction]
+            if artefact:  # IFEval's verdict is not about this argument: reported apart
+                row["ifeval_artefacts"] += 1
+                continue
             row["n"] += 1
             row["agree"] += ours == ifeval
             row["undecided"] += ours is None
@@ -67,16 +72,24 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/ifeval_parity.json")
     args = parser.parse_args()
     table = compare(args.data)
-    total = sum(r["n"] for r in table.values())
-    agree = sum(r["agree"] for r in table.values())
-    print(f"{'type':48} {'n':>4} {'agree':>6} {'undec':>6}")
+    total = sum(r.get("n", 0) for r in table.values())
+    agree = sum(r.get("agree", 0) for r in table.values())
+    artefacts = sum(r.get("ifeval_artefacts", 0) for r in table.values())
+    print(f"{'type':48} {'n':>4} {'agree':>6} {'undec':>6} {'artefacts':>9}")
     for name, row in table.items():
-        print(f"{name:48} {row['n']:>4} {row['agree'] / row['n']:>6.1%} {row['undecided']:>6}")
-    print(f"{'all':48} {total:>4} {agree / max(total, 1):>6.1%}")
+        share = f"{row['agree'] / row['n']:.1%}" if row.get("n") else "-"
+        row_artefacts = row.get("ifeval_artefacts", 0)
+        print(
+            f"{name:48} {row.get('n', 0):>4} {share:>6} {row.get('undecided', 0):>6} {row_artefacts:>9}"
+        )
+    print(
+        f"{'all':48} {total:>4} {agree / max(total, 1):>6.1%}   (+{artefacts} IFEval artefacts left out)"
+    )
     missing = [t for t in IFEVAL_TYPES if t not in table]
     result = {
         "data": str(args.data.relative_to(ROOT) if args.data.is_relative_to(ROOT) else args.data),
         "instances": total,
+        "ifeval_artefacts_left_out": artefacts,
         "agreement": agree / max(total, 1),
         "by_type": table,
         "types_without_instances": missing,

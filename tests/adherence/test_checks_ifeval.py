@@ -5,7 +5,8 @@ Real cases: ``data/ifeval_gpt4_sample.jsonl``, GPT-4 responses with IFEval's str
 verdicts, copied from IFEval's public data (google-research/google-research,
 instruction_following_eval/data/input_data.jsonl for the arguments, and the
 eval_results_strict.jsonl its evaluation writes, as published in
-grimmmyshini/Evaluating-Instruction-Following-LLMs). Hand-made cases:
+grimmmyshini/Evaluating-Instruction-Following-LLMs); two verdicts that IFEval made with a
+random letter in place of '#' and '!' are marked as artefacts. Hand-made cases:
 ``data/ifeval_semantics_handmade.jsonl``, one or more per semantic of IFEval's
 instructions.py, with the verdict its check_following gives.
 """
@@ -42,9 +43,9 @@ def run(checker: str, target: str, **params: object) -> bool:
 @pytest.mark.parametrize("name", ["ifeval_gpt4_sample.jsonl", "ifeval_semantics_handmade.jsonl"])
 def test_docket_agrees_with_ifeval_on_every_case(name: str) -> None:
     table = _parity().compare(HERE / "data" / name)
-    disagreements = {t: r for t, r in table.items() if r["agree"] != r["n"]}
+    disagreements = {t: r for t, r in table.items() if r.get("agree", 0) != r.get("n", 0)}
     assert disagreements == {}
-    assert sum(r["n"] for r in table.values()) >= 13
+    assert sum(r.get("n", 0) for r in table.values()) >= 30
 
 
 def test_every_ifeval_type_maps_to_dedicated_checkers() -> None:
