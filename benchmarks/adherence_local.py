@@ -1,0 +1,177 @@
+"""RE-AD on the embedded model (``--model local``): extraction, verdict share, RE-AD-Eval.
+
+Three measurements, each through the CLI a user would run, on ``examples/sop``:
+
+1. ``docket rules extract`` on the example SOP: rules produced by tier, wall time, calls;
+2. ``docket verify`` of the example dialogues against the example rules: the share of
+   sim/sub results that get a verdict (pass or fail) rather than needs_review;
+3. ``docket bench readeval build`` (the same model generates sim/sub violations and
+   judges them, so the build warns about self-preference) and ``run`` in atomic and
+   holistic mode: precision, recall and F1 per tier and persona.
+
+Small samples keep it to about 20 minutes on a busy 2-core machine; the sizes are
+recorded. The fmt tier scoring P = R = 1 only shows routing: its ground truth comes
+from the same checkers.
+
+    nice .venv/bin/python benchmarks/adherence_local.py [--samples 6] [--model local]
+
+Writes ``benchmarks/results/adherence_local.json`` (and the run report beside it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+SOP = ROOT / "examples" / "sop"
+
+
+def docket(*args: str, timeout: float) -> tuple[int, float, str]:
+    """Run ``python -m docket ARGS``; return (exit code, seconds, stderr tail)."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "docket", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    tail = "\n".join((done.stderr or "").strip().splitlines()[-3:])
+    return done.returncode, time.perf_counter() - started, tail
+
+
+def extract(model: str, work: Path) -> dict[str, Any]:
+    """Rules extracted from the example SOP, by tier, with time and calls."""
+    rules, report = work / "extracted.yaml", work / "extract_report.json"
+    code, seconds, tail = docket(
+        "rules", "extract", str(SOP / "dialogue_sop.md"), "-o", str(rules), "--model", model,
+        "--cache", "off", "--report", str(report), timeout=1800,
+    )  # fmt: skip
+    result: dict[str, Any] = {"exit_code": code, "seconds": round(seconds, 1), "stderr": tail}
+    if report.exists():
+        data = json.loads(report.read_text())
+        result.update({k: data[k] for k in ("sections", "candidates", "kept", "llm_calls")})
+        result["sections_skipped"] = len(data["sections_skipped"])
+    if rules.exists():
+        from docket.adherence.rules import load_rules
+
+        result["tiers"] = load_rules(rules).tier_counts()
+    return result
+
+
+def verdict_share(model: str, work: Path) -> dict[str, Any]:
+    """Share of sim/sub results with a verdict on the example dialogues."""
+    out = work / "verdicts.jsonl"
+    code, seconds, tail = docket(
+        "verify", "--rules", str(SOP / "rules.yaml"), str(SOP / "dialogues.jsonl"),
+        "--model", model, "--cache", "off", "-o", str(out), "--concurrency", "1",
+        timeout=1800,
+    )  # fmt: skip
+    statuses: Counter[str] = Counter()
+    for line in out.read_text().splitlines() if out.exists() else []:
+        for result in json.loads(line)["results"]:
+            if result["tier"] != "fmt":
+                statuses[result["status"]] += 1
+    total = sum(statuses.values())
+    decided = statuses["pass"] + statuses["fail"]
+    return {
+        "exit_code": code,
+        "seconds": round(seconds, 1),
+        "llm_results": total,
+        "statuses": dict(statuses),
+        "share_with_verdict": decided / total if total else None,
+        "stderr": tail,
+    }
+
+
+def readeval(model: str, samples: int, work: Path) -> dict[str, Any]:
+    """Build a small RE-AD-Eval set with the model and score atomic and holistic runs."""
+    dataset, report = work / "readeval.jsonl", ROOT / "benchmarks/results/adherence_local_run.json"
+    build_code, build_s, build_tail = docket(
+        "bench", "readeval", "build", "--rules", str(SOP / "rules.yaml"),
+        "--seeds", str(SOP / "dialogues.jsonl"), "-o", str(dataset), "--samples", str(samples),
+        "--generator-model", model, "--judge-model", model, "--judge-timeout", "120",
+        "--concurrency", "1", "--cache", "off", timeout=3600,
+    )  # fmt: skip
+    result: dict[str, Any] = {
+        "build": {"exit_code": build_code, "seconds": round(build_s, 1), "stderr": build_tail}
+    }
+    if build_code != 0:
+        return result
+    header = json.loads(dataset.read_text().splitlines()[0])
+    summary = header["summary"]
+    result["build"].update(
+        attempted=summary["attempted"],
+        kept=summary["kept"],
+        kept_by=summary["kept_by"],
+        dropped_by=summary["dropped_by"],
+        judge_checked=header["judge_checked"],
+        warnings=header["warnings"],
+    )
+    run_code, run_s, run_tail = docket(
+        "bench", "readeval", "run", "--dataset", str(dataset), "--rules", str(SOP / "rules.yaml"),
+        "--model", model, "--mode", "atomic", "--mode", "holistic", "--timeout", "120",
+        "--concurrency", "1", "--cache", "off", "--out", str(report), timeout=3600,
+    )  # fmt: skip
+    result["run"] = {"exit_code": run_code, "seconds": round(run_s, 1), "stderr": run_tail}
+    if report.exists():
+        result["run"]["scores"] = _scores(json.loads(report.read_text()))
+    return result
+
+
+def _scores(report: dict[str, Any]) -> dict[str, Any]:
+    def cell(counts: dict[str, Any]) -> dict[str, Any]:
+        keys = ("tp", "fp", "fn", "tn", "precision", "recall", "f1")
+        return {key: counts.get(key) for key in keys}
+
+    scores: dict[str, Any] = {"scored": report["scored"]}
+    for mode, data in report["modes"].items():
+        scores[mode] = {
+            variant: {
+                "overall": cell(data[key]["overall"]),
+                "by_tier": {t: cell(c) for t, c in data[key]["by_tier"].items()},
+                "by_persona": {p: cell(c) for p, c in data[key]["by_persona"].items()},
+            }
+            for variant, key in (
+                ("nr_as_flag", "needs_review_as_flag"),
+                ("nr_as_pass", "needs_review_as_pass"),
+            )  # fmt: skip
+        }
+        scores[mode]["needs_review"] = data["needs_review"]
+        scores[mode]["latency_ms"] = data["latency_ms"]
+    return scores
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="local")
+    parser.add_argument("--samples", type=int, default=6, help="RE-AD-Eval samples to build")
+    parser.add_argument("--skip", nargs="*", default=[], choices=["extract", "verify", "readeval"])
+    args = parser.parse_args()
+    result: dict[str, Any] = {"model": args.model, "samples": args.samples}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        if "extract" not in args.skip:
+            result["extract"] = extract(args.model, work)
+            print("extract:", json.dumps(result["extract"]))
+        if "verify" not in args.skip:
+            result["verify"] = verdict_share(args.model, work)
+            print("verify:", json.dumps(result["verify"]))
+        if "readeval" not in args.skip:
+            result["readeval"] = readeval(args.model, args.samples, work)
+            print("readeval:", json.dumps(result["readeval"])[:2000])
+    out = ROOT / "benchmarks" / "results" / "adherence_local.json"
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
