@@ -20,6 +20,7 @@ from docket.adherence.verify.history import finish_run, save_results, start_run
 from docket.adherence.verify.prompts import PROMPT_VERSION
 from docket.adherence.verify.verdict import RuleResult, Verdict, new_result_id
 from docket.adherence.verify.verifier import Submission, Verifier
+from docket.errors import InputError
 from docket.store.base import Store
 
 log = logging.getLogger(__name__)
@@ -48,12 +49,25 @@ class VerifyRequest(BaseModel):
         default=None, description="index of an existing turn to re-check as the new one"
     )
 
-    @model_validator(mode="after")
-    def _bounded_turns(self) -> VerifyRequest:
-        turns = len(self.record.turns) + (self.turn is not None)
-        if turns > MAX_TURNS:
-            raise ValueError(f"the submission has {turns} turns; at most {MAX_TURNS} are accepted")
-        return self
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded_turns(cls, data: Any) -> Any:
+        """Refuse too many turns before any of them is parsed.
+
+        Raises InputError, not ValueError: a validation error would carry (and the API
+        would echo back) the whole oversized input.
+        """
+        record = data.get("record") if isinstance(data, dict) else None
+        turns = record.get("turns") if isinstance(record, dict) else None
+        if not isinstance(turns, list):
+            return data
+        total = len(turns) + (data.get("turn") is not None)
+        if total > MAX_TURNS:
+            raise InputError(
+                f"the submission has {total} turns; at most {MAX_TURNS} are accepted",
+                field="record.turns",
+            )
+        return data
 
     def submission(self) -> Submission:
         """The :class:`Submission` this request describes (raises InputError for a bad index)."""

@@ -1,0 +1,115 @@
+"""Can one large request freeze ``verify serve``? Health-check latency under a long submission.
+
+Starts the verification API on loopback with the 20-rule example set (its 8 fmt rules; the
+sim/sub rules are left out so no model is needed), sends submissions of many turns, and
+while each is being verified measures how long ``GET /health`` takes: with the work in a
+worker thread and linear prompt fitting, the health check stays fast. Also times the
+refusal of a request of 100,000 empty turns.
+
+    .venv/bin/python benchmarks/verify_serve_load.py [--turns 500 1000 1999]
+
+Prints a table and writes ``benchmarks/results/verify_serve_load.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import statistics
+import threading
+import time
+from pathlib import Path
+
+import httpx
+import uvicorn
+
+from docket.adherence.api import create_app
+from docket.adherence.rules import load_rules
+from docket.adherence.verify import Verifier
+
+ROOT = Path(__file__).resolve().parents[1]
+TOKEN = "bench-token-0123456789abcdef"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def start(app: object) -> tuple[str, uvicorn.Server, threading.Thread]:
+    """Run ``app`` on a free loopback port in a thread."""
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    return f"http://127.0.0.1:{sock.getsockname()[1]}", server, thread
+
+
+def body(turns: int, text: str = "Hello, I need a ticket to Leeds please.") -> dict:
+    """A record of ``turns`` alternating turns plus one new turn."""
+    record = [{"role": ("user", "assistant")[i % 2], "text": text} for i in range(turns)]
+    return {"record": {"id": "load", "turns": record}, "turn": {"role": "user", "text": "ok"}}
+
+
+def health_during(url: str, payload: dict) -> dict[str, float]:
+    """Seconds of the big request, and health-check latencies while it runs."""
+    latencies: list[float] = []
+    done = threading.Event()
+    result: dict[str, float] = {}
+
+    def big() -> None:
+        started = time.perf_counter()
+        response = httpx.post(url + "/v1/verify", json=payload, headers=AUTH, timeout=600)
+        result["status"] = response.status_code
+        result["request_s"] = time.perf_counter() - started
+        done.set()
+
+    worker = threading.Thread(target=big)
+    worker.start()
+    with httpx.Client() as client:
+        while not done.is_set():
+            started = time.perf_counter()
+            client.get(url + "/health", timeout=600)
+            latencies.append(time.perf_counter() - started)
+            time.sleep(0.01)
+    worker.join()
+    result["health_checks"] = len(latencies)
+    result["health_p50_ms"] = statistics.median(latencies) * 1000 if latencies else 0.0
+    result["health_max_ms"] = max(latencies) * 1000 if latencies else 0.0
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, nargs="+", default=[500, 1000, 1999])
+    args = parser.parse_args()
+    ruleset = load_rules(ROOT / "examples" / "sop" / "rules.yaml")
+    fmt_only = ruleset.model_copy(update={"rules": ruleset.by_tier("fmt")})
+    url, server, thread = start(create_app(Verifier(fmt_only), tokens={TOKEN: "bench"}))
+    rows = {}
+    try:
+        for turns in args.turns:
+            rows[str(turns)] = health_during(url, body(turns))
+        started = time.perf_counter()
+        flood = {"record": {"id": "flood", "turns": [{"role": "u", "text": ""}] * 100_000}}
+        refused = httpx.post(url + "/v1/verify", json=flood, headers=AUTH, timeout=600)
+        refusal = {"status": refused.status_code, "seconds": time.perf_counter() - started}
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+    print(
+        f"{'turns':>6} {'status':>6} {'request s':>10} {'health p50 ms':>14} {'health max ms':>14}"
+    )
+    for turns, row in rows.items():
+        print(
+            f"{turns:>6} {row['status']:>6.0f} {row['request_s']:>10.2f} "
+            f"{row['health_p50_ms']:>14.1f} {row['health_max_ms']:>14.1f}"
+        )
+    print(f"100,000 empty turns: HTTP {refusal['status']} in {refusal['seconds']:.2f} s")
+    out = ROOT / "benchmarks" / "results" / "verify_serve_load.json"
+    out.write_text(json.dumps({"by_turns": rows, "flood_100k": refusal}, indent=2) + "\n")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()
