@@ -1,8 +1,10 @@
 """Real-time requirement adherence (RE-AD): SOP to atomic rules, tiered parallel checks.
 
-``sop`` ingests an SOP, ``atomize`` turns it into rules, ``rules`` loads and validates rule
-sets, ``checks`` is the deterministic ``fmt`` catalogue, ``verify`` checks submissions
-against every rule in parallel, and ``api`` serves it over HTTP. See docs/adherence.md.
+``record`` holds the submission data; ``checks`` is the deterministic ``fmt`` catalogue
+(it imports nothing of rules); ``rules`` loads and validates rule sets; ``authoring``
+ingests an SOP and turns it into rules (atomizer, stability); ``verify`` checks
+submissions against every rule through one Check interface; ``api`` and ``page`` serve it
+over HTTP. The RE-AD-Eval benchmark is :mod:`docket.readeval`. See docs/adherence.md.
 """
 
 from docket.adherence.record import Record, Turn, read_records
