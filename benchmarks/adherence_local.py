@@ -67,11 +67,27 @@ def extract(model: str, work: Path) -> dict[str, Any]:
     return result
 
 
-def verdict_share(model: str, work: Path) -> dict[str, Any]:
-    """Share of sim/sub results with a verdict on the example dialogues."""
-    out = work / "verdicts.jsonl"
+def subset_rules(work: Path, per_tier: int | None) -> Path:
+    """The example rules, or all fmt rules plus the first ``per_tier`` sim and sub rules."""
+    if per_tier is None:
+        return SOP / "rules.yaml"
+    from docket.adherence.rules import dump_rules, load_rules
+
+    ruleset = load_rules(SOP / "rules.yaml")
+    kept = [*ruleset.by_tier("fmt"), *ruleset.by_tier("sim")[:per_tier]]
+    kept += ruleset.by_tier("sub")[:per_tier]
+    path = work / "rules_subset.yaml"
+    dump_rules(ruleset.model_copy(update={"rules": kept}), path)
+    return path
+
+
+def verdict_share(model: str, work: Path, records: int, rules: Path) -> dict[str, Any]:
+    """Share of sim/sub results with a verdict on the first example dialogues."""
+    out, data = work / "verdicts.jsonl", work / "dialogues.jsonl"
+    lines = (SOP / "dialogues.jsonl").read_text(encoding="utf-8").splitlines()
+    data.write_text("\n".join(lines[:records]) + "\n", encoding="utf-8")
     code, seconds, tail = docket(
-        "verify", "--rules", str(SOP / "rules.yaml"), str(SOP / "dialogues.jsonl"),
+        "verify", "--rules", str(rules), str(data),
         "--model", model, "--cache", "off", "-o", str(out), "--concurrency", "1",
         timeout=1800,
     )  # fmt: skip
@@ -84,6 +100,7 @@ def verdict_share(model: str, work: Path) -> dict[str, Any]:
     decided = statuses["pass"] + statuses["fail"]
     return {
         "exit_code": code,
+        "records": min(records, len(lines)),
         "seconds": round(seconds, 1),
         "llm_results": total,
         "statuses": dict(statuses),
@@ -92,13 +109,14 @@ def verdict_share(model: str, work: Path) -> dict[str, Any]:
     }
 
 
-def readeval(model: str, samples: int, work: Path) -> dict[str, Any]:
+def readeval(model: str, samples: int, work: Path, rules: Path) -> dict[str, Any]:
     """Build a small RE-AD-Eval set with the model and score atomic and holistic runs."""
     dataset, report = work / "readeval.jsonl", ROOT / "benchmarks/results/adherence_local_run.json"
     build_code, build_s, build_tail = docket(
-        "bench", "readeval", "build", "--rules", str(SOP / "rules.yaml"),
+        "bench", "readeval", "build", "--rules", str(rules),
         "--seeds", str(SOP / "dialogues.jsonl"), "-o", str(dataset), "--samples", str(samples),
         "--generator-model", model, "--judge-model", model, "--judge-timeout", "120",
+        "--max-iterations", "2",
         "--concurrency", "1", "--cache", "off", timeout=3600,
     )  # fmt: skip
     result: dict[str, Any] = {
@@ -117,7 +135,7 @@ def readeval(model: str, samples: int, work: Path) -> dict[str, Any]:
         warnings=header["warnings"],
     )
     run_code, run_s, run_tail = docket(
-        "bench", "readeval", "run", "--dataset", str(dataset), "--rules", str(SOP / "rules.yaml"),
+        "bench", "readeval", "run", "--dataset", str(dataset), "--rules", str(rules),
         "--model", model, "--mode", "atomic", "--mode", "holistic", "--timeout", "120",
         "--concurrency", "1", "--cache", "off", "--out", str(report), timeout=3600,
     )  # fmt: skip
@@ -154,19 +172,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="local")
     parser.add_argument("--samples", type=int, default=6, help="RE-AD-Eval samples to build")
+    parser.add_argument("--records", type=int, default=3, help="example dialogues to verify")
+    parser.add_argument(
+        "--llm-rules", type=int, default=None, help="keep only N sim and N sub rules (speed)"
+    )
     parser.add_argument("--skip", nargs="*", default=[], choices=["extract", "verify", "readeval"])
     args = parser.parse_args()
-    result: dict[str, Any] = {"model": args.model, "samples": args.samples}
+    result: dict[str, Any] = {
+        "model": args.model,
+        "samples": args.samples,
+        "records": args.records,
+        "llm_rules_per_tier": args.llm_rules,
+        "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
+    }
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
+        rules = subset_rules(work, args.llm_rules)
         if "extract" not in args.skip:
             result["extract"] = extract(args.model, work)
             print("extract:", json.dumps(result["extract"]))
         if "verify" not in args.skip:
-            result["verify"] = verdict_share(args.model, work)
+            result["verify"] = verdict_share(args.model, work, args.records, rules)
             print("verify:", json.dumps(result["verify"]))
         if "readeval" not in args.skip:
-            result["readeval"] = readeval(args.model, args.samples, work)
+            result["readeval"] = readeval(args.model, args.samples, work, rules)
             print("readeval:", json.dumps(result["readeval"])[:2000])
     out = ROOT / "benchmarks" / "results" / "adherence_local.json"
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")

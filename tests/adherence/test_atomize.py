@@ -304,3 +304,12 @@ def test_rule_list_aliases_and_none() -> None:
 def test_unusable_rule_lists_raise_parse_errors(reply: str, message: str) -> None:
     with pytest.raises(ParseError, match=re.escape(message)):
         parse_rule_list(reply, "S", (1, 2))
+
+
+def test_pretty_printed_and_cut_off_rule_lists_keep_their_complete_rules() -> None:
+    pretty = json.dumps([json.loads(POLITE), json.loads(COURTEOUS)], indent=2)
+    cut = pretty[: pretty.rindex("Always") + 3]  # the token limit hit inside the second rule
+    (only,) = parse_rule_list(f"```json\n{cut}", "S", (1, 9))
+    assert only.text == "Be polite."
+    both = parse_rule_list(f"Sure!\n{pretty.strip('[]')}\nDone.", "S", (1, 9))
+    assert [c.text for c in both] == ["Be polite.", "Always be courteous."]

@@ -161,14 +161,31 @@ def _json_items(body: str) -> list[Any]:
             if isinstance(whole.get("rules", [whole]), list)
             else [whole]
         )
-    items = []
-    for line in body.splitlines():
-        line = _LIST_PREFIX.sub("", line).strip().rstrip(",")
-        if line.startswith("{"):
-            try:
-                items.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise ParseError(f"a line is not valid JSON ({exc.msg}): {line[:80]}") from exc
+    return _scanned_rules(body)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _scanned_rules(body: str) -> list[dict[str, Any]]:
+    """Every complete JSON object with a ``text`` found in ``body``, in order.
+
+    Tolerates what small models write: objects pretty-printed over several lines, list
+    markers and prose around them, and an array cut off by the token limit (its complete
+    objects are kept, the cut one is dropped).
+    """
+    items, position = [], body.find("{")
+    while position >= 0:
+        try:
+            value, end = _DECODER.raw_decode(body, position)
+        except json.JSONDecodeError:
+            position = body.find("{", position + 1)
+            continue
+        if isinstance(value, dict) and "text" in value:
+            items.append(value)
+            position = body.find("{", end)
+        else:
+            position = body.find("{", position + 1)
     return items
 
 
