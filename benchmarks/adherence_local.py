@@ -109,14 +109,17 @@ def verdict_share(model: str, work: Path, records: int, rules: Path) -> dict[str
     }
 
 
-def readeval(model: str, samples: int, work: Path, rules: Path) -> dict[str, Any]:
+def readeval(
+    model: str, samples: int, work: Path, rules: Path, judge: bool, tag: str
+) -> dict[str, Any]:
     """Build a small RE-AD-Eval set with the model and score atomic and holistic runs."""
-    dataset, report = work / "readeval.jsonl", ROOT / "benchmarks/results/adherence_local_run.json"
+    dataset = work / "readeval.jsonl"
+    report = ROOT / f"benchmarks/results/adherence_local{tag}_run.json"
+    judging = ["--judge-model", model, "--judge-timeout", "120"] if judge else []
     build_code, build_s, build_tail = docket(
         "bench", "readeval", "build", "--rules", str(rules),
         "--seeds", str(SOP / "dialogues.jsonl"), "-o", str(dataset), "--samples", str(samples),
-        "--generator-model", model, "--judge-model", model, "--judge-timeout", "120",
-        "--max-iterations", "2",
+        "--generator-model", model, *judging, "--max-iterations", "2",
         "--concurrency", "1", "--cache", "off", timeout=3600,
     )  # fmt: skip
     result: dict[str, Any] = {
@@ -173,6 +176,8 @@ def main() -> None:
     parser.add_argument("--model", default="local")
     parser.add_argument("--samples", type=int, default=6, help="RE-AD-Eval samples to build")
     parser.add_argument("--records", type=int, default=3, help="example dialogues to verify")
+    parser.add_argument("--no-judge", action="store_true", help="build without a judge model")
+    parser.add_argument("--tag", default="", help="suffix of the result files")
     parser.add_argument(
         "--llm-rules", type=int, default=None, help="keep only N sim and N sub rules (speed)"
     )
@@ -183,6 +188,7 @@ def main() -> None:
         "samples": args.samples,
         "records": args.records,
         "llm_rules_per_tier": args.llm_rules,
+        "judge": not args.no_judge,
         "started": time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()),
     }
     with tempfile.TemporaryDirectory() as tmp:
@@ -195,9 +201,11 @@ def main() -> None:
             result["verify"] = verdict_share(args.model, work, args.records, rules)
             print("verify:", json.dumps(result["verify"]))
         if "readeval" not in args.skip:
-            result["readeval"] = readeval(args.model, args.samples, work, rules)
+            result["readeval"] = readeval(
+                args.model, args.samples, work, rules, not args.no_judge, args.tag
+            )
             print("readeval:", json.dumps(result["readeval"])[:2000])
-    out = ROOT / "benchmarks" / "results" / "adherence_local.json"
+    out = ROOT / "benchmarks" / "results" / f"adherence_local{args.tag}.json"
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {out}")
 
