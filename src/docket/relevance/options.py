@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -76,3 +77,42 @@ class JudgeOptions(BaseModel):
     def record(self) -> dict[str, Any]:
         """Plain JSON-ready dict stored in ``Judgment.config``."""
         return self.model_dump(mode="json")
+
+
+#: The options each method reads; every other method-specific option must keep its default.
+_APPLIES: dict[str, frozenset[str]] = {
+    "dream": frozenset({"rounds", "stances", "agents", "agent_models", "adjudicator"}),
+    "single": frozenset({"scale"}),
+    "majority": frozenset({"samples", "majority_temperature", "seed"}),
+    "lara": frozenset({"budget", "top_logprobs"}),
+}
+_FLAGS = {"agent_models": "agent-model"}
+
+
+def check_applicable(methods: str | Sequence[str], options: JudgeOptions) -> None:
+    """Refuse options set away from their default that none of ``methods`` reads.
+
+    ``--method dream --scale graded`` or ``--method single --rounds 3`` would otherwise be
+    accepted and silently ignored.
+
+    Raises:
+        ConfigError: one line naming the option and the methods it belongs to.
+    """
+    names = [methods] if isinstance(methods, str) else list(methods)
+    used = frozenset().union(*(_APPLIES.get(m, frozenset()) for m in names))
+    defaults = JudgeOptions()
+    for field, owners in _owners().items():
+        if field not in used and getattr(options, field) != getattr(defaults, field):
+            flag = _FLAGS.get(field, field.replace("_", "-"))
+            raise ConfigError(
+                f"--{flag} does not apply to --method {','.join(names)}",
+                hint=f"it is an option of --method {' or '.join(owners)}; drop it",
+            )
+
+
+def _owners() -> dict[str, list[str]]:
+    owners: dict[str, list[str]] = {}
+    for method, fields in _APPLIES.items():
+        for field in sorted(fields):
+            owners.setdefault(field, []).append(method)
+    return owners
