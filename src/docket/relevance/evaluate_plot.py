@@ -13,7 +13,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
     from docket.relevance.evaluate import CurvePoint, EvalReport
+    from docket.relevance.metrics import MethodMetrics
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
 # Offsets in points, tried in order: right-up, right-down, left-up, left-down, above, below.
@@ -39,21 +42,49 @@ def _label_texts(points: list[CurvePoint]) -> dict[tuple[float, float], str]:
     return {key: ", ".join(settings) for key, settings in labels.items()}
 
 
+def legend_label(metrics: MethodMetrics) -> str:
+    """``dream: 40 escalated, answered by gold`` / ``single: none escalated``."""
+    if not metrics.escalated:
+        return f"{metrics.method}: none escalated"
+    if not metrics.unresolved:
+        return f"{metrics.method}: {metrics.escalated} escalated, answered by {metrics.answered_by}"
+    return (
+        f"{metrics.method}: {metrics.escalated} escalated, {metrics.answered} answered by "
+        f"{metrics.answered_by}, {metrics.unresolved} left out"
+    )
+
+
+def _annotate(axes: Any, text: str, xy: tuple[float, float], offset: tuple[int, int]) -> Any:
+    # A light box behind the text keeps curves from running through it.
+    return axes.annotate(
+        text, xy, xytext=offset, textcoords="offset points", fontsize=7, zorder=10,
+        bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
+    )  # fmt: skip
+
+
 def _place(axes: Any, renderer: Any, xy: tuple[float, float], text: str, taken: list) -> None:
     """Annotate ``xy`` at the first offset whose box overlaps no box in ``taken``."""
     for dx, dy in OFFSETS:
-        note = axes.annotate(text, xy, xytext=(dx, dy), textcoords="offset points", fontsize=7)
+        note = _annotate(axes, text, xy, (dx, dy))
         box = note.get_window_extent(renderer).expanded(1.05, 1.15)
         if not any(box.overlaps(other) for other in taken):
             taken.append(box)
             return
         note.remove()
-    note = axes.annotate(text, xy, xytext=OFFSETS[0], textcoords="offset points", fontsize=7)
+    note = _annotate(axes, text, xy, OFFSETS[0])
     taken.append(note.get_window_extent(renderer))
 
 
 def draw_curves(report: EvalReport, path: str | Path) -> Path:
-    """Draw balanced accuracy against escalation rate for every method; return the path.
+    """Draw balanced accuracy against escalation rate for every method; return the path."""
+    out = Path(path)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    build_figure(report).savefig(out, dpi=120, bbox_inches="tight")
+    return out
+
+
+def build_figure(report: EvalReport) -> Figure:
+    """The figure of :func:`draw_curves`, with its labels placed.
 
     Curves for methods with one (DREAM rounds, LARA budgets); single points for the
     others. The legend says, per method, how its escalations were answered.
@@ -69,7 +100,6 @@ def draw_curves(report: EvalReport, path: str | Path) -> Path:
         points = _points(report, method)
         xs = [100 * p.escalation_rate for p in points]
         ys = [100 * (p.balanced_accuracy or 0) for p in points]
-        answered = report.metrics[method].escalations_answered
         axes.plot(
             xs,
             ys,
@@ -78,7 +108,7 @@ def draw_curves(report: EvalReport, path: str | Path) -> Path:
             fillstyle="none",
             markeredgewidth=1.8,
             linestyle="-" if len(points) > 1 else "",
-            label=f"{method}: escalations {answered}",
+            label=legend_label(report.metrics[method]),
             zorder=3 + i,  # later (smaller) markers on top of earlier (larger) ones
         )
         placed += list(_label_texts(points).items())
@@ -88,10 +118,7 @@ def draw_curves(report: EvalReport, path: str | Path) -> Path:
     taken = [axes.get_legend().get_window_extent(renderer)]
     for xy, text in placed:
         _place(axes, renderer, xy, text, taken)
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=120, bbox_inches="tight")
-    return out
+    return figure
 
 
 def _finish(axes: Any, report: EvalReport) -> None:
@@ -100,4 +127,4 @@ def _finish(axes: Any, report: EvalReport) -> None:
     axes.set_title(f"Relevance methods on {report.pairs} pairs")
     axes.grid(alpha=0.3)
     axes.margins(x=0.12, y=0.15)
-    axes.legend(loc="lower right", fontsize=8, title="method: how escalations were answered")
+    axes.legend(loc="lower right", fontsize=8, title="method: escalations and who answered them")
