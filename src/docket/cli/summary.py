@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from rich.table import Table
 
-from docket.cli.common import out
+from docket.cli.common import escape, id_column, out
 from docket.relevance.types import Judgment, Pair
 
 LABEL_NAMES = {1: "relevant", 0: "irrelevant", None: "-"}
@@ -22,16 +22,18 @@ def _label_text(judgment: Judgment) -> str:
 
 def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
     """One row per pair: label, how it was decided, rounds, calls, tokens."""
-    table = Table(title=title)
-    for column in ("qid", "docid", "label", "decided by", "rounds", "LLM calls", "tokens"):
+    table = Table(title=escape(title))
+    id_column(table, "qid", [pair.qid for pair, _ in results])
+    id_column(table, "docid", [pair.docid for pair, _ in results])
+    for column in ("label", "decided by", "rounds", "LLM calls", "tokens"):
         table.add_column(
             column, justify="right" if column in ("rounds", "LLM calls", "tokens") else "left"
         )
     for pair, judgment in results:
         usage = judgment.usage
         table.add_row(
-            pair.qid,
-            pair.docid,
+            escape(pair.qid),
+            escape(pair.docid),
             _label_text(judgment),
             judgment.decided_by,
             str(judgment.rounds),

@@ -9,6 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from docket.adherence.verdict import Verdict
+from docket.cli.common import escape
 
 STATUSES = ("pass", "fail", "needs_review")
 
@@ -41,7 +42,9 @@ def summary_tables(ruleset: Any, verdicts: list[Verdict]) -> list[Table]:
         rules.add_column(column, justify="right" if column in STATUSES else "left")
     for rule in ruleset.rules:
         counts = by_rule.get(rule.id, Counter())
-        rules.add_row(rule.id, rule.tier, *(str(counts[s]) for s in STATUSES), rule.text[:60])
+        rules.add_row(
+            escape(rule.id), rule.tier, *(str(counts[s]) for s in STATUSES), escape(rule.text[:60])
+        )
     tiers = Table(title="by tier")
     for column in ("tier", *STATUSES, "LLM calls", "median wall ms"):
         tiers.add_column(column, justify="left" if column == "tier" else "right")
@@ -75,7 +78,7 @@ def stats_tables(by_rule: list[dict[str, Any]], by_tier: list[dict[str, Any]]) -
         for row in rows:
             first = row[key] if key != "tier" else row["tier"]
             table.add_row(
-                first,
+                escape(first),
                 row["tier"],
                 str(row["flags"]),
                 str(row["accepted"]),
