@@ -11,7 +11,8 @@ import pytest
 from typer.testing import CliRunner
 
 from docket.cli.main import app, main
-from docket.ir.formats import read_qrels, read_queries
+from docket.ir.formats import read_qrels
+from docket.ir.queries import read_queries
 from docket.llm.fake import register_fake
 
 from .conftest import QRELS, QUERIES

@@ -176,3 +176,12 @@ async def test_plot_points_nest_and_labels_do_not_overprint(dl21) -> None:
     legend = [t.get_text() for t in axes.get_legend().get_texts()]
     assert legend[1] == "single: none escalated"
     assert "lara: 3 escalated, answered by gold" in legend
+
+
+def test_options_of_methods_not_compared_are_refused(dl21) -> None:
+    path, _ = dl21
+    result = CliRunner().invoke(
+        app, ["eval", "methods", str(path), "--methods", "single,lara", "--rounds", "3"]
+    )
+    assert result.exit_code != 0
+    assert "--rounds does not apply to --method single,lara" in str(result.exception)

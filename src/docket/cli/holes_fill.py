@@ -29,9 +29,10 @@ from docket.cli.ir_common import (
 from docket.config import Settings, load_settings
 from docket.ir.corpus import open_corpus
 from docket.ir.fill import FillResult, PairSet, build_pairs, summarize_fill
-from docket.ir.formats import count_judgments, read_queries, write_qrels
+from docket.ir.formats import count_judgments, write_qrels
 from docket.ir.holes import find_holes, pool
 from docket.ir.provenance import LEVELS, write_provenance
+from docket.ir.queries import read_queries
 from docket.ir.simulate import SimulationReport, plan_simulation, score_simulation
 from docket.relevance.types import Judge, Judgment, Pair
 

@@ -12,7 +12,7 @@ from docket.ir.evaluate import (
     parse_measures,
 )
 from docket.ir.fill import FillResult, PairSet, build_pairs, fill, summarize_fill
-from docket.ir.formats import Qrels, Run, read_qrels, read_queries, read_run, read_runs, write_qrels
+from docket.ir.formats import Qrels, Run, read_qrels, read_run, read_runs, write_qrels
 from docket.ir.holes import Hole, HoleReport, find_holes, hole_rate, pool
 from docket.ir.provenance import (
     ProvenanceRecord,
@@ -21,6 +21,7 @@ from docket.ir.provenance import (
     record_from_judgment,
     write_provenance,
 )
+from docket.ir.queries import read_queries
 from docket.ir.rag import RagAlignment, rag_alignment, read_generation
 from docket.ir.simulate import SimulationReport, balanced_accuracy, drop_judgments, simulate_holes
 from docket.ir.stats import kendall_tau, pearson, tau_ap
