@@ -36,6 +36,7 @@ def _scipy_exact(x: list[float], y: list[float]) -> float:
 def test_paired_t_test_is_scipys() -> None:
     assert paired_t_test(X, Y) == pytest.approx(stats.ttest_rel(X, Y).pvalue, rel=1e-12)
     assert paired_t_test(X, X) == 1.0
+    assert paired_t_test([v + 0.25 for v in X], X) == 0.0  # equal non-zero differences
     assert math.isnan(paired_t_test([0.1], [0.2]))
 
 
@@ -164,3 +165,19 @@ def test_significance_through_the_cli_matches_scipy(eight, tmp_path: Path) -> No
     assert a_c["randomization_significant"] and a_c["t_significant"]
     expected, _ = holm([t["t_p"] for t in tests[:3]])
     assert [t["t_p_holm"] for t in tests[:3]] == pytest.approx(expected)
+
+
+def test_per_query_means_are_the_aggregates_with_unanswered_queries() -> None:
+    from docket.ir.evaluate import evaluate_runs, parse_measures
+    from docket.ir.formats import Run
+    from docket.ir.per_query import per_query_scores
+
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}, "q3": {"d": 1}, "q4": {"e": 0}}
+    run = Run("r", {"q1": ("a", "b"), "q2": ("x", "c"), "q9": ("d",), "q4": ("e",)})
+    measures = parse_measures(["nDCG@10", "P@1", "AP", "R@100", "Judged@10", "RR"])
+    aggregate = evaluate_runs(qrels, [run], measures)["r"]
+    per_query = per_query_scores(qrels, [run], measures)["r"]
+    for name, value in aggregate.items():
+        assert sorted(per_query[name]) == ["q1", "q2", "q3", "q4"]  # q3 unanswered, q9 ignored
+        assert np.mean(list(per_query[name].values())) == pytest.approx(value)
+    assert per_query["nDCG@10"]["q3"] == 0.0 and per_query["Judged@10"]["q4"] == 1.0

@@ -72,8 +72,10 @@ def systems(
     systems_ = load_runs(runs, more_runs)
     names = split_names(measures, DEFAULT_MEASURES)
     report = compare_systems(systems_, original, completed, names, primary, condensed)
-    variants = qrels_variants(original, completed, condensed)
-    table = per_query_variants(variants, systems_, parse_measures(report.measures))
+    table: PerQuery = {}
+    if per_query is not None or trec_eval is not None or significance:
+        variants = qrels_variants(original, completed, condensed)
+        table = per_query_variants(variants, systems_, parse_measures(report.measures))
     tests = _significance(table, report, alpha, permutations, seed) if significance else []
     if out_path is not None:
         data = report.model_dump(mode="json")
