@@ -56,7 +56,7 @@ def resumable(db: str) -> Iterator[None]:
         yield
     except KeyboardInterrupt:
         console.print(
-            f"[yellow]interrupted[/yellow]: every finished pair is saved in {db}; "
+            f"[yellow]interrupted[/yellow]: every finished pair is saved in {escape(db)}; "
             "run the same command again to resume",
             soft_wrap=True,
         )

@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from docket.adherence.verdict import Verdict
-from docket.cli.common import escape
+from docket.cli.common import escape, id_column
 
 STATUSES = ("pass", "fail", "needs_review")
 
@@ -38,7 +38,8 @@ def summary_tables(ruleset: Any, verdicts: list[Verdict]) -> list[Table]:
     """A table per rule and a table per tier (counts of pass/fail/needs_review, timing)."""
     by_rule, by_tier = _counts(verdicts)
     rules = Table(title=f"{len(verdicts)} records against {ruleset.name} ({ruleset.version})")
-    for column in ("rule", "tier", *STATUSES, "text"):
+    id_column(rules, "rule", [rule.id for rule in ruleset.rules])
+    for column in ("tier", *STATUSES, "text"):
         rules.add_column(column, justify="right" if column in STATUSES else "left")
     for rule in ruleset.rules:
         counts = by_rule.get(rule.id, Counter())
