@@ -60,14 +60,13 @@ def export(
     count = write_atomically(output, lines)
     out.print(f"wrote {count} {fmt} lines to {output}", markup=False)
     waiting = sum(row.undecided for row in rows)
+    what = "without a decision" if labels == "reviewed" else "(labels as judged)"
     if undecided is not None:
         write_atomically(undecided, undecided_lines(rows))
-        out.print(
-            f"{waiting} escalated pairs without a decision written to {undecided}", markup=False
-        )
+        out.print(f"{waiting} escalated pairs {what} written to {undecided}", markup=False)
     elif waiting and fmt == "qrels":
         out.print(
-            f"{waiting} escalated pairs without a decision are not in the qrels "
+            f"{waiting} escalated pairs {what} are not in the qrels "
             "(list them with --undecided FILE)",
             markup=False,
         )

@@ -14,7 +14,9 @@ from docket.cli.common import console, escape
 from docket.errors import UserError
 from docket.ir.formats import Qrels, Run, read_qrels, read_runs
 
-QrelsOpt = Annotated[Path, typer.Option("--qrels", help="TREC qrels file (qid 0 docid grade)")]
+QrelsOpt = Annotated[
+    Path, typer.Option("--qrels", help="TREC qrels file (qid 0 docid grade) or irds:<dataset id>")
+]
 RunsOpt = Annotated[
     list[Path] | None,
     typer.Option("--runs", help="TREC run files: --runs R1 R2 ... (or repeat --runs)"),
