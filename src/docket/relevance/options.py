@@ -79,16 +79,6 @@ class JudgeOptions(BaseModel):
         return self.model_dump(mode="json")
 
 
-#: The options each method reads; every other method-specific option must keep its default.
-_APPLIES: dict[str, frozenset[str]] = {
-    "dream": frozenset({"rounds", "stances", "agents", "agent_models", "adjudicator"}),
-    "single": frozenset({"scale"}),
-    "majority": frozenset({"samples", "majority_temperature", "seed"}),
-    "lara": frozenset({"budget", "top_logprobs"}),
-}
-_FLAGS = {"agent_models": "agent-model"}
-
-
 def check_applicable(methods: str | Sequence[str], options: JudgeOptions) -> None:
     """Refuse options set away from their default that none of ``methods`` reads.
 
@@ -98,21 +88,21 @@ def check_applicable(methods: str | Sequence[str], options: JudgeOptions) -> Non
     Raises:
         ConfigError: one line naming the option and the methods it belongs to.
     """
+    applies = {
+        "dream": ("rounds", "stances", "agents", "agent_models", "adjudicator"),
+        "single": ("scale",),
+        "majority": ("samples", "majority_temperature", "seed"),
+        "lara": ("budget", "top_logprobs"),
+    }
     names = [methods] if isinstance(methods, str) else list(methods)
-    used = frozenset().union(*(_APPLIES.get(m, frozenset()) for m in names))
+    used = {field for name in names for field in applies.get(name, ())}
     defaults = JudgeOptions()
-    for field, owners in _owners().items():
-        if field not in used and getattr(options, field) != getattr(defaults, field):
-            flag = _FLAGS.get(field, field.replace("_", "-"))
-            raise ConfigError(
-                f"--{flag} does not apply to --method {','.join(names)}",
-                hint=f"it is an option of --method {' or '.join(owners)}; drop it",
-            )
-
-
-def _owners() -> dict[str, list[str]]:
-    owners: dict[str, list[str]] = {}
-    for method, fields in _APPLIES.items():
-        for field in sorted(fields):
-            owners.setdefault(field, []).append(method)
-    return owners
+    for field in (f for fields in applies.values() for f in fields):
+        if field in used or getattr(options, field) == getattr(defaults, field):
+            continue
+        flag = "agent-model" if field == "agent_models" else field.replace("_", "-")
+        owners = [m for m, fields in applies.items() if field in fields]
+        raise ConfigError(
+            f"--{flag} does not apply to --method {','.join(names)}",
+            hint=f"it is an option of --method {' or '.join(owners)}; drop it",
+        )
