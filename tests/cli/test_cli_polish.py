@@ -76,3 +76,14 @@ def test_system_names_are_printed_whole_and_as_written(tmp_path: Path) -> None:
         assert sum(name in line for line in output.splitlines()) >= 3
     found = _ok("holes", "find", *_systems_bench(tmp_path, names), "--depth", 2)
     assert all(name in found for name in names)
+
+
+def test_significance_rows_keep_names_and_p_values_at_80_columns(tmp_path: Path) -> None:
+    names = ["bm25[tuned]+monoT5-3b-reranker-run", "splade_pp_ensemble_distil-run-x"]
+    output = _ok("eval", "systems", *_systems_bench(tmp_path, names), "--significance")
+    lines = output.splitlines()
+    first = next(
+        i for i, line in enumerate(lines) if names[0] in line and "│" in line and "1.0000" in line
+    )
+    assert f"vs {names[1]}" in lines[first + 1]  # the pair's second name on the next line
+    assert all(len(line) <= 80 for line in lines)

@@ -148,7 +148,11 @@ def test_significance_through_the_cli_matches_scipy(eight, tmp_path: Path) -> No
         "--completed-qrels",
         qrels,
     )
-    assert "Paired significance (Holm-corrected at alpha 0.05)" in output
+    flat = " ".join(output.split())  # titles wrap to the table's width
+    assert "Paired significance, original qrels (Holm, alpha 0.05)" in flat
+    assert "Paired significance, completed qrels (Holm, alpha 0.05)" in flat
+    row = next(line for line in output.splitlines() if "0.0078" in line)  # A vs C
+    assert row.count("yes") == 2
     tests = json.loads(report.read_text())["significance"]
     assert [(t["variant"], t["a"], t["b"]) for t in tests] == [
         (v, a, b)

@@ -87,8 +87,8 @@ def systems(
 
         plot_rank_shifts(report, plot)
     _print_systems(report)
-    if significance:
-        out.print(significance_table(tests, alpha))
+    for rendered in significance_tables(tests, alpha) if significance else []:
+        out.print(rendered)
     _write_per_query(table, report, per_query, trec_eval)
 
 
@@ -122,31 +122,33 @@ def _write_per_query(
         out.print(f"trec_eval output written to {trec_eval}", markup=False)
 
 
-def significance_table(tests: list[PairTest], alpha: float) -> Table:
-    """One row per pair of systems and qrels variant: means, p-values, Holm decisions."""
-    table = Table(title=f"Paired significance (Holm-corrected at alpha {alpha})")
-    table.add_column("qrels", no_wrap=True)
-    id_column(table, "system A", [t.a for t in tests])
-    id_column(table, "system B", [t.b for t in tests])
-    for column in ("mean A", "mean B", "p (t-test)", "t: Holm", "p (random.)", "random.: Holm"):
-        table.add_column(column, justify="right")
-    for t in tests:
-        table.add_row(
-            t.variant,
-            escape(t.a),
-            escape(t.b),
-            fmt(t.mean_a),
-            fmt(t.mean_b),
-            fmt(t.t_p, 4),
-            _decision(t.t_significant),
-            fmt(t.randomization_p, 4),
-            _decision(t.randomization_significant),
-        )
-    return table
+def significance_tables(tests: list[PairTest], alpha: float) -> list[Table]:
+    """Per qrels variant, one row per pair of systems: p-values and Holm decisions.
+
+    The means are in the scores table; leaving them out keeps the identifying pair
+    column whole and every p-value visible at 80 columns.
+    """
+    tables = []
+    for variant in dict.fromkeys(t.variant for t in tests):
+        rows = [t for t in tests if t.variant == variant]
+        table = Table(title=f"Paired significance, {variant} qrels (Holm, alpha {alpha})")
+        id_column(table, "systems", [name for t in rows for name in (t.a, f"vs {t.b}")])
+        for column in ("p t-test", "Holm", "p random.", "Holm"):
+            table.add_column(column, justify="right", overflow="fold")
+        for t in rows:
+            table.add_row(
+                f"{escape(t.a)}\nvs {escape(t.b)}",
+                fmt(t.t_p, 4),
+                _decision(t.t_significant),
+                fmt(t.randomization_p, 4),
+                _decision(t.randomization_significant),
+            )
+        tables.append(table)
+    return tables
 
 
 def _decision(significant: bool) -> str:
-    return "significant" if significant else "-"
+    return "yes" if significant else "no"
 
 
 def _print_systems(report: SystemsReport) -> None:
@@ -157,7 +159,7 @@ def _print_systems(report: SystemsReport) -> None:
     id_column(table, "system", report.systems())
     extra = ["new rank", "shift", f"{primary} ({after})"] if after else []
     for column in ("rank", f"{primary} (original)", *extra):
-        table.add_column(column, justify="right")
+        table.add_column(column, justify="right", overflow="fold")
     for name in report.systems():
         row = [
             escape(name),
@@ -188,7 +190,7 @@ def _scores_table(report: SystemsReport, variant: str) -> Table:
     table = Table(title=f"Scores with {variant} qrels")
     id_column(table, "system", report.systems())
     for measure in report.measures:
-        table.add_column(measure, justify="right")
+        table.add_column(measure, justify="right", overflow="fold")
     for name in report.systems():
         table.add_row(
             escape(name), *(fmt(report.scores[variant][name][m]) for m in report.measures)

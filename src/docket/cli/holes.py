@@ -76,7 +76,7 @@ def _print_holes(result: HoleReport, judged: int) -> None:
     table = Table(title=f"Hole@{k} per system ({result.queries} queries)")
     id_column(table, "system", result.hole_at_k)
     for column in (f"Hole@{k}", f"Judged@{k}", "queries missing", "duplicates"):
-        table.add_column(column, justify="right")
+        table.add_column(column, justify="right", overflow="fold")
     for name, rate in sorted(result.hole_at_k.items(), key=lambda item: (-item[1], item[0])):
         table.add_row(
             escape(name),

@@ -26,9 +26,8 @@ def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
     id_column(table, "qid", [pair.qid for pair, _ in results])
     id_column(table, "docid", [pair.docid for pair, _ in results])
     for column in ("label", "decided by", "rounds", "LLM calls", "tokens"):
-        table.add_column(
-            column, justify="right" if column in ("rounds", "LLM calls", "tokens") else "left"
-        )
+        justify = "right" if column in ("rounds", "LLM calls", "tokens") else "left"
+        table.add_column(column, justify=justify, overflow="fold")
     for pair, judgment in results:
         usage = judgment.usage
         table.add_row(
