@@ -1,4 +1,6 @@
-"""Tables of the human review: reviewers, web sessions, tasks, assignments, decisions.
+"""Tables of the human review: reviewers, tasks, assignments, decisions.
+
+Browser sessions live in the web kit's ``web_sessions`` table (``docket.store.web_tables``).
 
 Decisions are append-only: a correction is a new row and the latest row per reviewer
 wins. The ORM refuses updates and deletes of decisions, and on SQLite a trigger
@@ -42,17 +44,6 @@ class Reviewer(Base):
     blind: Mapped[bool] = mapped_column(Boolean, default=False)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-
-
-class WebSession(Base):
-    """A browser login: the cookie value is stored only as a hash, with its CSRF token."""
-
-    __tablename__ = "review_web_sessions"
-    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    reviewer_id: Mapped[int] = mapped_column(ForeignKey("review_reviewers.id"), index=True)
-    csrf_token: Mapped[str] = mapped_column(String(64))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
 
 
 class ReviewTask(Base):

@@ -17,14 +17,8 @@ from docket.review.listing import next_task, queue_view
 from docket.review.models import Reviewer
 from docket.review.stats import review_stats
 from docket.review.web.app import respond
-from docket.review.web.security import (
-    Viewer,
-    current_viewer,
-    require_admin,
-    require_viewer,
-    wants_json,
-)
 from docket.store.base import Store
+from docket.web import Viewer, WebKit, require_admin, wants_json
 
 router = APIRouter()
 
@@ -40,10 +34,12 @@ def page(path: str) -> Callable:
     return register
 
 
+def _kit(request: Request) -> WebKit:
+    return request.app.state.kit
+
+
 def _viewer(request: Request) -> Viewer:
-    viewer = require_viewer(request)
-    request.state.viewer = viewer
-    return viewer
+    return _kit(request).require(request)
 
 
 def _store(request: Request) -> Store:
@@ -66,13 +62,24 @@ def home(request: Request) -> Response:
     return RedirectResponse("/queue", status_code=303)
 
 
+def login_form(
+    request: Request, error: str = "", status: int = 200, target: str | None = None
+) -> Response:
+    """The login form with a fresh login nonce (its cookie is set on the answer)."""
+    kit, nonce = _kit(request), WebKit.new_login_nonce()
+    target = target or request.query_params.get("next", "/queue")
+    data = {"next": target, "error": error, "nonce": nonce}
+    response = respond(request, "login.html", data, status=status)
+    kit.set_login_nonce(response, request, nonce)
+    return response
+
+
 @router.get("/login", include_in_schema=False)
 def login_page(request: Request) -> Response:
     """The login form: paste the token from ``docket review add-reviewer``."""
-    if current_viewer(request) is not None and not wants_json(request):
+    if _kit(request).viewer(request) is not None and not wants_json(request):
         return RedirectResponse("/queue", status_code=303)
-    data = {"next": request.query_params.get("next", "/queue"), "error": ""}
-    return respond(request, "login.html", data)
+    return login_form(request)
 
 
 @page("/queue")
