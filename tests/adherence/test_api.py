@@ -9,8 +9,8 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from docket.adherence.web.api import create_app
 from docket.adherence.verify import Verifier, VerifierConfig
+from docket.adherence.web.api import create_app
 from docket.adherence.web.tokens import add_token, revoke_tokens
 from docket.store.base import Store, open_store
 from tests.adherence.verify_helpers import ruleset, slow_model

@@ -13,10 +13,10 @@ from typer.testing import CliRunner
 from docket.adherence.history import record_feedback
 from docket.adherence.models import VerificationResult
 from docket.adherence.web.tokens import VerifyTokens
-from docket.web import sha256
 from docket.cli.main import app, main
 from docket.llm.fake import register_fake
 from docket.store.base import open_store
+from docket.web import sha256
 from tests.adherence.verify_helpers import RULES, asked_rule
 
 runner = CliRunner()

@@ -17,10 +17,10 @@ from sqlalchemy import select
 from typer.testing import CliRunner
 
 from docket.cli.review import app
-from docket.web import sha256
 from docket.review.models import Assignment, Reviewer
 from docket.review.queue import enqueue, record_decision
 from docket.store.base import open_store
+from docket.web import sha256
 from tests.review.review_helpers import relevance_payload
 
 runner = CliRunner()

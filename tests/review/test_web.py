@@ -12,11 +12,11 @@ from sqlalchemy import select, update
 from docket.review.assign import assign
 from docket.review.auth import update_reviewer
 from docket.review.models import Decision
-from docket.store.web_tables import WebSessionRow as WebSession
-from docket.web import sha256 as hash_secret
 from docket.review.queue import enqueue
 from docket.store.base import Store, utcnow
+from docket.store.web_tables import WebSessionRow as WebSession
 from docket.web import WebSettings
+from docket.web import sha256 as hash_secret
 from tests.review.conftest import login, login_nonce
 from tests.review.review_helpers import relevance_payload
 
