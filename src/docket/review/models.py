@@ -117,3 +117,19 @@ for _action in ("UPDATE", "DELETE"):
             "append-only'); END"
         ).execute_if(dialect="sqlite"),
     )
+
+
+class TaskFacets(Base):
+    """What the queue filters, searches and shows, one row per task (kept out of the payload).
+
+    Written when a task is enqueued; tasks from before this table existed get theirs
+    the first time a queue is listed (:func:`docket.review.facets.backfill`).
+    """
+
+    __tablename__ = "review_task_facets"
+    task_id: Mapped[int] = mapped_column(ForeignKey("review_tasks.id"), primary_key=True)
+    qid: Mapped[str] = mapped_column(String(200), index=True)
+    docid: Mapped[str] = mapped_column(String(400), index=True)
+    disagreement: Mapped[str] = mapped_column(String(40), index=True)
+    title: Mapped[str] = mapped_column(String(160), default="")
+    subtitle: Mapped[str] = mapped_column(String(400), default="")

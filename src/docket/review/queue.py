@@ -27,6 +27,7 @@ from docket.review.errors import (
     UnknownReviewerError,
     UnknownTaskError,
 )
+from docket.review.facets import facets_of
 from docket.review.models import (
     TASK_CLOSED,
     TASK_DONE,
@@ -35,6 +36,7 @@ from docket.review.models import (
     Decision,
     Reviewer,
     ReviewTask,
+    TaskFacets,
 )
 from docket.review.payloads import validate_payload
 from docket.store.base import utcnow
@@ -113,11 +115,26 @@ def enqueue(
         session.execute(insert.on_conflict_do_nothing(index_elements=_ITEM))
         found = _find(session, job, kind, item_key)
         if found is not None:
+            _add_facets(session, found.id, kind, values["payload"], dialect)
             return found
     task = ReviewTask(**values)
     session.add(task)
     session.flush()
+    _add_facets(session, task.id, kind, values["payload"], dialect)
     return task
+
+
+def _add_facets(session: Session, task_id: int, kind: str, payload: dict, dialect: str) -> None:
+    row = facets_of(task_id, kind, payload)
+    if dialect not in _UPSERT:
+        if session.get(TaskFacets, task_id) is None:
+            session.add(row)
+            session.flush()
+        return
+    columns = ("task_id", "qid", "docid", "disagreement", "title", "subtitle")
+    values = {c: getattr(row, c) for c in columns}
+    insert = _UPSERT[dialect](TaskFacets).values(**values)
+    session.execute(insert.on_conflict_do_nothing(index_elements=["task_id"]))
 
 
 _ITEM = ["job", "kind", "item_key"]

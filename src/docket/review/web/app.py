@@ -16,6 +16,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from jinja2 import Environment
 
 from docket.review.auth import APP, ReviewerTokens
+from docket.review.facets import backfill
 from docket.store.base import Store
 from docket.web import Viewer, WebKit, WebSettings, create_web_app, templates, wants_json
 
@@ -60,6 +61,8 @@ def create_app(store: Store, settings: WebSettings | None = None) -> FastAPI:
     """
     from docket.review.web import actions, pages
 
+    with store.session() as session:
+        backfill(session)  # facets of tasks enqueued before the queue had filters
     kit = WebKit(APP, store, ReviewerTokens(), settings or WebSettings())
     app = create_web_app(
         kit, title="docket review", static={"/static": HERE / "static"}, html_errors=_html_error

@@ -13,7 +13,7 @@ from sqlalchemy import select
 from docket.errors import InputError
 from docket.review.assign import open_load
 from docket.review.item import item_view
-from docket.review.listing import next_task, queue_view
+from docket.review.listing import QueueQuery, next_task, queue_view
 from docket.review.models import Reviewer
 from docket.review.stats import review_stats
 from docket.review.web.app import respond
@@ -86,12 +86,32 @@ def login_page(request: Request) -> Response:
 def queue(request: Request) -> Response:
     """Tasks for the logged-in reviewer, with counts per status and filters."""
     viewer = _viewer(request)
-    job = request.query_params.get("job") or None
-    status = request.query_params.get("status") or "todo"
+    params = request.query_params
+    query = QueueQuery(
+        job=params.get("job") or None,
+        status=params.get("status") or "todo",
+        reviewer=params.get("reviewer") or None,
+        disagreement=params.get("disagreement") or None,
+        search=params.get("q") or None,
+        after=_int_param(request, "after"),
+        before=_int_param(request, "before"),
+    )
     with _store(request).session() as session:
-        data = queue_view(session, session.get(Reviewer, viewer.id), job=job, status=status)
+        data = queue_view(session, session.get(Reviewer, viewer.id), query)
     data["saved"] = _int_param(request, "saved")
+    data["links"] = _page_links(data)
     return respond(request, "queue.html", data, viewer=viewer)
+
+
+def _page_links(data: dict[str, Any]) -> dict[str, Any]:
+    """Query strings of the older/newer pages and of each status, keeping the filters."""
+    filters = {("q" if k == "search" else k): v for k, v in data["filters"].items() if v}
+    after, before = data["next_after"], data["prev_before"]
+    return {
+        "next": urlencode({**filters, "after": after}) if after is not None else "",
+        "prev": urlencode({**filters, "before": before}) if before is not None else "",
+        "status": {s: urlencode({**filters, "status": s}) for s in data["statuses"]},
+    }
 
 
 @page("/tasks/{task_id:int}")
