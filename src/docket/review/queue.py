@@ -217,13 +217,26 @@ def check_can_decide(session: Session, task: ReviewTask, reviewer: Reviewer) -> 
     return deciders
 
 
-def _check_values(label: int, grade: int | None, note: str) -> None:
+def _check_values(label: int, grade: int | None, note: str, kind: str) -> None:
     if label not in (0, 1) or isinstance(label, bool):
         raise InputError("must be 0 or 1", field="label")
     if grade is not None and (grade not in (0, 1, 2, 3) or isinstance(grade, bool)):
         raise InputError("must be 0, 1, 2 or 3", field="grade")
+    # Under TREC binarisation grades 2-3 are relevant and 0 is not (1 is borderline).
+    if kind == "relevance" and grade is not None and label == 0 and grade >= 2:
+        raise _contradiction("irrelevant", grade)
+    if kind == "relevance" and label == 1 and grade == 0:
+        raise _contradiction("relevant", grade)
     if len(note) > MAX_NOTE:
         raise InputError(f"longer than {MAX_NOTE} characters", field="note")
+
+
+def _contradiction(name: str, grade: int) -> InputError:
+    return InputError(
+        f"'{name}' with grade {grade} contradicts itself",
+        field="grade",
+        hint="grades 2-3 mean relevant and grade 0 irrelevant: change the label or the grade",
+    )
 
 
 def record_decision(
@@ -257,10 +270,10 @@ def record_decision(
         InputError: bad label, grade or note.
         UnknownTaskError, UnknownReviewerError, TaskClosedError, ForeignTaskError.
     """
-    _check_values(label, grade, note)
     # Lock first: on SQLite the UPDATE must be the transaction's first statement, so that
     # it waits for the write lock instead of failing on a stale read snapshot.
     task = lock_task(session, task_id)
+    _check_values(label, grade, note, task.kind)
     person = resolve_reviewer(session, reviewer)
     deciders = check_can_decide(session, task, person)
     if seconds is not None and not 0.0 <= float(seconds) <= MAX_SECONDS:
