@@ -237,3 +237,48 @@ def test_verify_page_keeps_dialogue_scenario_and_rule_text_inert(
     assert '<svg onload="window.pwned = 3">' in explanation  # model text, shown as text
     rules = page.locator("details .rules").text_content()
     assert XSS[1] in rules and XSS[3] in rules  # rule text shown as text
+
+
+def test_the_page_sends_the_scenario_so_field_rules_see_it(context, store: Store) -> None:  # type: ignore[no-untyped-def]
+    field_rules = [
+        {
+            "id": "SC",
+            "text": "The scenario has at most 20 words.",
+            "tier": "fmt",
+            "scope": {"kind": "field", "field": "scenario"},
+            "check": {"checker": "word_count", "params": {"max": 20}},
+        },
+        {
+            "id": "SU",
+            "text": "The summary has at most 5 words.",
+            "tier": "fmt",
+            "scope": {"kind": "field", "field": "summary"},
+            "check": {"checker": "word_count", "params": {"max": 5}},
+        },
+    ]
+    token = add_token(store, "dana")
+    app = create_verify_app(Verifier(ruleset(field_rules)), store=store)
+    with serve(app) as url:
+        page = context.new_page()
+        _verify_login(page, url, token)
+        page.wait_for_url(url + "/annotate")
+        assert page.locator("textarea.record-field").count() == 2  # scenario, summary
+
+        def check(text: str) -> dict[str, str]:
+            page.fill("#turn-text", text)
+            page.click("#submit-turn")
+            page.wait_for_selector("#verify-status >> text=/Done in/")
+            items = page.locator("li.result")
+            return {
+                items.nth(i).get_attribute("data-rule-id"): items.nth(i).get_attribute(
+                    "data-status"
+                )
+                for i in range(items.count())
+            }
+
+        assert check("Hello") == {"SC": "fail", "SU": "fail"}  # both fields missing
+        page.fill("#field-scenario", "Maria's 09:15 train to York was cancelled.")
+        page.fill("#field-summary", "one two three four five six seven")
+        assert check("Hi again") == {"SC": "pass", "SU": "fail"}
+        explanation = page.locator('li.result[data-rule-id="SU"] .explanation').text_content()
+        assert "missing" not in explanation  # judged on the text that was sent
