@@ -14,9 +14,8 @@ from docket.review.auth import update_reviewer
 from docket.review.models import Decision
 from docket.review.queue import enqueue
 from docket.store.base import Store, utcnow
-from docket.store.web_tables import WebSessionRow as WebSession
-from docket.web import WebSettings
-from docket.web import sha256 as hash_secret
+from docket.store.web_tables import WebSessionRow
+from docket.web import WebSettings, sha256
 from tests.review.conftest import login, login_nonce
 from tests.review.review_helpers import relevance_payload
 
@@ -77,8 +76,8 @@ def test_login_sets_a_strict_httponly_cookie_and_stores_hashes(
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
     value = client.cookies.get("docket_review_session")
     with store.session() as session:
-        assert session.get(WebSession, hash_secret(value)) is not None
-        assert session.get(WebSession, value) is None  # only the hash is stored
+        assert session.get(WebSessionRow, sha256(value)) is not None
+        assert session.get(WebSessionRow, value) is None  # only the hash is stored
     db_bytes = Path(store.engine.url.database).read_bytes()
     assert tokens["ann"].encode() not in db_bytes and value.encode() not in db_bytes
 
@@ -355,7 +354,7 @@ def test_logout_expiry_and_disabled_reviewers(
     assert client.get("/queue.json").status_code == 401
     login(client, tokens["ann"])
     with store.session() as session:
-        session.execute(update(WebSession).values(expires_at=utcnow() - timedelta(seconds=1)))
+        session.execute(update(WebSessionRow).values(expires_at=utcnow() - timedelta(seconds=1)))
     assert client.get("/queue.json").status_code == 401
     with store.session() as session:
         update_reviewer(session, "ann", active=False)

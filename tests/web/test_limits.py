@@ -115,3 +115,11 @@ def test_many_concurrent_guesses_get_only_the_allowed_attempts(store: Store) -> 
     # Each guess costs one GET (the form) and one POST; only POSTs count as attempts.
     assert len(codes) == 120 and set(codes) <= {401, 429}
     assert 5 <= codes.count(401) <= 20  # lockout after 5 failures; never past the rate
+
+
+def test_login_rate_limit_per_token_prefix(store: Store) -> None:
+    app = review_app(store, login_attempts_per_prefix=3, login_attempts_per_client=100)
+    with serve(app) as url, httpx.Client(base_url=url) as client:
+        same = [login(client, f"dkr_AAAAAAAA{i:040d}").status_code for i in range(4)]
+        assert same == [401, 401, 401, 429]
+        assert login(client, "dkr_BBBBBBBB" + "0" * 40).status_code == 401  # another prefix
