@@ -8,7 +8,7 @@ everything else gets this JSON. Unexpected exceptions become a 500 in the same s
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -20,6 +20,20 @@ from docket.errors import UserError
 
 log = logging.getLogger(__name__)
 HtmlErrorPage = Callable[[Request, int, dict[str, Any]], Response | None]
+Headers = Mapping[str, str] | None
+# The hint when the refusal brings none of its own: every error answer has one.
+STATUS_HINTS = {
+    400: "fix the value named in the message and send it again",
+    401: "log in again, or send Authorization: Bearer <token>",
+    403: "this needs another account or role",
+    404: "check the address",
+    405: "this address does not take that method",
+    409: "reload to see the current state",
+    413: "send less data per request",
+    422: "fix the request body",
+    429: "wait, then try again",
+    503: "try again later",
+}
 
 
 class HttpError(Exception):
@@ -54,10 +68,10 @@ def error_body(message: str, hint: str = "") -> dict[str, str]:
 
 
 def error_response(
-    status: int, message: str, hint: str = "", headers: dict[str, str] | None = None
+    status: int, message: str, hint: str = "", headers: Headers = None
 ) -> JSONResponse:
     """A JSON error answer in the one shape."""
-    return JSONResponse(error_body(message, hint), status_code=status, headers=headers)
+    return JSONResponse(error_body(message, hint), status_code=status, headers=dict(headers or {}))
 
 
 def _validation_message(exc: RequestValidationError) -> str:
@@ -69,7 +83,10 @@ def _validation_message(exc: RequestValidationError) -> str:
 def install_error_handlers(app: FastAPI, html_page: HtmlErrorPage | None = None) -> None:
     """Answer every refusal of ``app`` in the one shape (or the HTML page for browsers)."""
 
-    def answer(request: Request, status: int, message: str, hint: str, headers=None) -> Response:  # type: ignore[no-untyped-def]
+    def answer(
+        request: Request, status: int, message: str, hint: str, headers: Headers = None
+    ) -> Response:
+        hint = hint or STATUS_HINTS.get(status, "")
         page = html_page(request, status, error_body(message, hint)) if html_page else None
         if page is not None:
             page.headers.update(headers or {})
@@ -80,7 +97,7 @@ def install_error_handlers(app: FastAPI, html_page: HtmlErrorPage | None = None)
         return answer(request, exc.status, exc.message, exc.hint, exc.headers)
 
     async def on_starlette(request: Request, exc: StarletteHTTPException) -> Response:
-        hint = "see the API documentation" if exc.status_code == 405 else ""
+        hint = STATUS_HINTS.get(exc.status_code, "")
         return answer(request, exc.status_code, str(exc.detail), hint, exc.headers)
 
     async def on_validation(request: Request, exc: RequestValidationError) -> Response:
