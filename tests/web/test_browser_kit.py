@@ -7,6 +7,7 @@ Playwright serves for another origin. Waits are for page events, never for time.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from urllib.parse import quote
 
 import pytest
 from sqlalchemy import select
@@ -156,6 +157,9 @@ def test_review_pages_keep_untrusted_text_inert(context, store: Store) -> None: 
             page.goto(url + path)
             page.locator("main").hover()
             _inert(page)
+        page.goto(url + "/queue?status=" + quote(XSS[1]))  # echoed in the error page
+        assert "unknown status" in page.inner_text("main")
+        _inert(page)
         page.goto(f"{url}/tasks/{relevance}")
         assert page.inner_text("#S1 .stext") == XSS[0]
 
