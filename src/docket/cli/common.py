@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import typer
@@ -11,24 +11,42 @@ from rich.console import Console
 from docket.config import Settings
 from docket.llm import Model, RetryPolicy
 from docket.llm.cache import ResponseCache
+from docket.llm.usage import Usage
 
 console = Console(stderr=True)
 out = Console()
 
 
-def model_factory(settings: Settings) -> Callable[[str | None], Model]:
-    """Return get_model(name): one shared Model per name, all with the same cache."""
-    cache = None if settings.cache == "off" else ResponseCache(settings.cache)
-    retry = RetryPolicy(max_retries=settings.max_retries)
-    models: dict[str, Model] = {}
+class ModelPool:
+    """``pool(name)``: one shared Model per name, all with the same cache and retry policy.
 
-    def get_model(name: str | None = None) -> Model:
-        key = name or settings.model
-        if key not in models:
-            models[key] = Model(key, cache=cache, retry=retry)
-        return models[key]
+    ``pool(None)`` is the main model. :meth:`usage` adds up what this process's calls
+    cost, so a run can report what it did apart from what the store already held.
+    """
 
-    return get_model
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.cache = None if settings.cache == "off" else ResponseCache(settings.cache)
+        self.retry = RetryPolicy(max_retries=settings.max_retries)
+        self.models: dict[str, Model] = {}
+
+    def __call__(self, name: str | None = None) -> Model:
+        key = name or self.settings.model
+        if key not in self.models:
+            self.models[key] = Model(key, cache=self.cache, retry=self.retry)
+        return self.models[key]
+
+    def usage(self) -> Usage:
+        """Calls, cache hits, tokens, retries and parse failures of this process so far."""
+        total = Usage()
+        for model in self.models.values():
+            total.merge(model.usage)
+        return total
+
+
+def model_factory(settings: Settings) -> ModelPool:
+    """The model pool for ``settings`` (see :class:`ModelPool`)."""
+    return ModelPool(settings)
 
 
 @contextmanager

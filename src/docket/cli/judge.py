@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from docket.cli.common import console, model_factory, resumable
-from docket.cli.summary import print_summary
+from docket.cli.summary import RunReport, print_summary
 from docket.config import load_settings
 from docket.relevance import JudgeOptions, build_judge
 from docket.relevance.pairs_io import read_pairs
@@ -65,7 +65,8 @@ def judge(
     if loaded.duplicates:
         log.warning("%s: %d duplicate pairs judged once", pairs_path, loaded.duplicates)
     job_name = job or f"{pairs_path.stem}-{method}"
-    judge_ = build_judge(options, model_factory(settings))
+    models = model_factory(settings)
+    judge_ = build_judge(options, models)
     store = _open_job(settings.db, job_name, settings.model, options, pairs_path)
     with resumable(settings.db):
         run = judge_job(
@@ -77,9 +78,11 @@ def judge(
             console=console,
             required_reviews=reviews,
         )
-    print_summary(
-        run.results, job_name, settings.db, skipped=run.outcome.skipped, queued=run.queued
-    )
+    report = RunReport(
+        judged=run.outcome.judged, skipped=run.outcome.skipped, usage=models.usage(),
+        queued=run.queued,
+    )  # fmt: skip
+    print_summary(run.results, job_name, settings.db, report)
     if run.outcome.error is not None:
         raise run.outcome.error
 

@@ -1,66 +1,123 @@
-"""The summary table printed after a judging run."""
+"""What ``docket judge`` prints after a run: pairs, totals, one debate, where things went.
+
+Identifiers and corpus text are printed as plain Text (never as rich markup), so square
+brackets in them show as they are.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rich.table import Table
+from rich.text import Text
 
 from docket.cli.common import out
+from docket.cli.transcript import most_debated, review_hint, transcript_view
+from docket.llm.usage import Usage
 from docket.relevance.types import Judgment, Pair
 
 LABEL_NAMES = {1: "relevant", 0: "irrelevant", None: "-"}
+MAX_ROWS = 25
+"""Rows of the per-pair table; the totals always cover every pair."""
 
 
-def _label_text(judgment: Judgment) -> str:
+@dataclass(frozen=True)
+class RunReport:
+    """What one run did, apart from what the store holds.
+
+    Attributes:
+        judged: pairs judged by this run.
+        skipped: pairs that were already judged before it.
+        usage: this run's LLM usage (0 calls on a rerun of a finished job).
+        queued: escalated pairs in the review queue after the run.
+    """
+
+    judged: int
+    skipped: int
+    usage: Usage
+    queued: int
+
+
+def _label_text(judgment: Judgment) -> Text:
     if judgment.decided_by == "escalated":
-        return "[yellow]needs human[/yellow]"
+        return Text("needs human", style="yellow")
     name = LABEL_NAMES[judgment.label]
-    return f"[green]{name}[/green]" if judgment.label == 1 else name
+    return Text(name, style="green" if judgment.label == 1 else "")
 
 
 def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
-    """One row per pair: label, how it was decided, rounds, calls, tokens."""
+    """One row per pair (at most :data:`MAX_ROWS`): label, how decided, rounds, calls, tokens.
+
+    qid and docid never fold or get cut: the other columns give way.
+    """
     table = Table(title=title)
-    for column in ("qid", "docid", "label", "decided by", "rounds", "LLM calls", "tokens"):
-        table.add_column(
-            column, justify="right" if column in ("rounds", "LLM calls", "tokens") else "left"
-        )
-    for pair, judgment in results:
+    table.add_column("qid", no_wrap=True, overflow="fold", min_width=3)
+    table.add_column("docid", no_wrap=True, min_width=5)
+    for column in ("label", "decided by"):
+        table.add_column(column)
+    for column in ("rounds", "LLM calls", "tokens"):
+        table.add_column(column, justify="right")
+    for pair, judgment in results[:MAX_ROWS]:
         usage = judgment.usage
         table.add_row(
-            pair.qid,
-            pair.docid,
+            Text(pair.qid),
+            Text(pair.docid),
             _label_text(judgment),
             judgment.decided_by,
             str(judgment.rounds),
             str(usage.get("calls", 0)),
             str(usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)),
         )
+    if len(results) > MAX_ROWS:
+        table.caption = (
+            f"first {MAX_ROWS} of {len(results)} pairs; "
+            "`docket export --format jsonl` lists them all"
+        )
     return table
 
 
-def totals_table(results: Sequence[tuple[Pair, Judgment]]) -> Table:
-    """How many pairs were decided which way, with total calls and tokens."""
+def reply_counts(results: Sequence[tuple[Pair, Judgment]]) -> tuple[int, int]:
+    """(turns, turns whose first reply could not be parsed) over every stored judgment."""
+    turns = [turn for _, j in results for turn in j.transcript]
+    return len(turns), sum(1 for turn in turns if turn.get("parse_failures", 0) >= 1)
+
+
+def totals_table(results: Sequence[tuple[Pair, Judgment]], run: RunReport) -> Table:
+    """Two rows: what this run did, and what the job holds in the store."""
     decided = Counter(j.decided_by for _, j in results)
-    calls = sum(j.usage.get("calls", 0) for _, j in results)
-    tokens = sum(
+    names = sorted(decided)
+    stored_calls = sum(j.usage.get("calls", 0) for _, j in results)
+    stored_tokens = sum(
         j.usage.get("prompt_tokens", 0) + j.usage.get("completion_tokens", 0) for _, j in results
     )
-    parse_failures = sum(j.parse_failures for _, j in results)
+    turns, first_failed = reply_counts(results)
     table = Table(title="totals")
+    table.add_column("")
     table.add_column("pairs", justify="right")
-    for name in sorted(decided):
+    for name in names:
         table.add_column(name, justify="right")
-    for column in ("LLM calls", "tokens", "parse failures"):
+    for column in ("LLM calls", "cache hits", "tokens", "re-asked replies"):
         table.add_column(column, justify="right")
+    usage = run.usage
     table.add_row(
+        "this run",
+        str(run.judged),
+        *("" for _ in names),
+        str(usage.calls),
+        str(usage.cache_hits),
+        str(usage.tokens),
+        str(usage.parse_failures),
+    )
+    table.add_row(
+        "stored",
         str(len(results)),
-        *(str(decided[n]) for n in sorted(decided)),
-        str(calls),
-        str(tokens),
-        str(parse_failures),
+        *(str(decided[n]) for n in names),
+        str(stored_calls),
+        "",
+        str(stored_tokens),
+        f"{first_failed} of {turns}",
     )
     return table
 
@@ -85,16 +142,33 @@ def gold_line(results: Sequence[tuple[Pair, Judgment]]) -> str | None:
 
 
 def print_summary(
-    results: Sequence[tuple[Pair, Judgment]], job: str, db: str, *, skipped: int, queued: int
+    results: Sequence[tuple[Pair, Judgment]],
+    job: str,
+    db: str,
+    run: RunReport,
+    *,
+    show_transcript: bool = True,
 ) -> None:
-    """Print both tables and where the results went."""
+    """Print the tables, one debated pair's transcript and where the results went."""
     if results:
         out.print(pair_table(results, title=f"job {job}"))
-        out.print(totals_table(results))
+        out.print(totals_table(results, run))
     if (line := gold_line(results)) is not None:
         out.print(line, soft_wrap=True)
+    shown = most_debated(results) if show_transcript else None
+    if shown is not None and len(shown[1].transcript) > 1:
+        out.print(Text("\none debate, round by round:", style="bold"))
+        out.print(transcript_view(*shown))
+        out.print(
+            Text(f"(any pair: docket show QID DOCID --job {job} --db {db} [--json])"),
+            soft_wrap=True,
+        )
     out.print(
-        f"{len(results)} pairs in {db} ({skipped} already judged before this run); "
-        f"{queued} escalated pairs in the review queue",
+        Text(
+            f"{len(results)} pairs in {db}: {run.judged} judged by this run, "
+            f"{run.skipped} already judged before it"
+        ),
         soft_wrap=True,
     )
+    if run.queued:
+        out.print(review_hint(db, run.queued), soft_wrap=True, markup=False)

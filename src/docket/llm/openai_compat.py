@@ -42,6 +42,10 @@ class OpenAICompatibleProvider:
     max_concurrency: int = 8
     supports_json_schema: bool = True
     supports_logprobs: bool = True
+    json_mode: str = "json_schema"
+    """How a JSON schema is sent: ``json_schema`` (OpenAI, vLLM, Ollama, llama.cpp's C++
+    server) or ``json_object`` with a ``schema`` member (llama-cpp-python's server). The
+    provider switches once, by itself, when a server refuses the first form."""
     _client: Any = field(default=None, repr=False)
     _client_loop: Any = field(default=None, repr=False)
 
@@ -69,7 +73,7 @@ class OpenAICompatibleProvider:
 
         started = time.perf_counter()
         try:
-            response = await self._get_client().chat.completions.create(**self._params(request))
+            response = await self._create(request)
         except (openai.RateLimitError, openai.APITimeoutError, openai.APIConnectionError) as exc:
             raise TransientModelError(f"{type(exc).__name__}: {exc}") from exc
         except openai.InternalServerError as exc:
@@ -79,6 +83,24 @@ class OpenAICompatibleProvider:
                 f"model '{self.name}' refused the request ({exc.status_code}): {exc.message}"
             ) from exc
         return _to_completion(response, time.perf_counter() - started)
+
+    async def _create(self, request: Request) -> Any:
+        import openai
+
+        try:
+            return await self._get_client().chat.completions.create(**self._params(request))
+        except openai.APIStatusError as exc:
+            if not self._refused_json_schema(request, exc):
+                raise
+        self.json_mode = "json_object"
+        return await self._get_client().chat.completions.create(**self._params(request))
+
+    def _refused_json_schema(self, request: Request, exc: Exception) -> bool:
+        # llama-cpp-python's server answers an unknown response_format type with a 500
+        # (a validation error) that names the field; any server that names it is refusing
+        # the form, not failing.
+        refused = "response_format" in str(exc) or "json_schema" in str(exc)
+        return refused and request.json_schema is not None and self.json_mode == "json_schema"
 
     def _params(self, request: Request) -> dict[str, Any]:
         params: dict[str, Any] = {
@@ -95,10 +117,14 @@ class OpenAICompatibleProvider:
             params["logprobs"] = True
             params["top_logprobs"] = request.top_logprobs
         if request.json_schema is not None and self.supports_json_schema:
-            params["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "reply", "schema": request.json_schema},
-            }
+            params["response_format"] = (
+                {"type": "json_object", "schema": request.json_schema}
+                if self.json_mode == "json_object"
+                else {
+                    "type": "json_schema",
+                    "json_schema": {"name": "reply", "schema": request.json_schema},
+                }
+            )
         return params
 
 
