@@ -4,9 +4,10 @@ Builds a temporary store with ``--tasks`` relevance tasks (k = 2; default 100,00
 inserted in bulk; every 10th assigned, every 20th decided once), then measures:
 
 - the item page and queue pages (HTML: first page, a keyset page deep inside, a
-  search by qid, a disagreement filter; as a reviewer and as an admin) through
-  FastAPI's test client: median and p95 over ``--runs`` requests. Target: the queue
-  page under 50 ms median at 100,000 tasks;
+  search by qid, a disagreement filter; as a reviewer and as an admin), the next-task
+  jump, the admin page and the statistics page through FastAPI's test client: median
+  and p95 over ``--runs`` requests (5 for the statistics page). Target: the queue page
+  under 50 ms median at 100,000 tasks;
 - decision throughput: ``--threads`` reviewers deciding the first ``--decide`` tasks
   at once through ``record_decision`` (each decision its own transaction), checking
   that none is lost and none is double-counted.
@@ -173,12 +174,16 @@ def _pages(store: Store, tokens: list[str], tasks: int, runs: int) -> dict[str, 
         "queue, reviewer, disagreement filter": (tokens[1], "/queue?disagreement=split&job=bench1"),
         "queue, admin, all tasks": (tokens[0], "/queue?status=all"),
         "queue, admin, by reviewer": (tokens[0], "/queue?status=all&reviewer=r2"),
+        "next task (redirect)": (tokens[1], "/next.json"),
+        "admin page": (tokens[0], "/admin"),
+        "statistics page (reads every decided task)": (tokens[0], "/stats"),
     }
     results = {}
     for name, (token, path) in views.items():
         with TestClient(create_app(store)) as client:
             _login(client, token)
-            results[name] = {"path": path, **_latency(client, path, runs)}
+            n = min(runs, 5) if path == "/stats" else runs  # about a second per request
+            results[name] = {"path": path, **_latency(client, path, n)}
     return results
 
 

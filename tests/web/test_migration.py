@@ -32,7 +32,7 @@ def test_an_older_store_loses_the_old_session_tables_and_keeps_its_reviewers(
     assert {"review_web_sessions", "adherence_sessions"}.isdisjoint(tables)
     assert "web_sessions" in tables
     with store.engine.connect() as conn:
-        assert conn.execute(text("SELECT version FROM schema_version")).scalars().all() == [1, 2]
+        assert conn.execute(text("SELECT version FROM schema_version")).scalars().all() == [1, 2, 3]
     with TestClient(review_app(store)) as client:  # the old token still logs in
         assert login(client, token).status_code == 200
 

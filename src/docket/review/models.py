@@ -19,6 +19,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -56,7 +57,10 @@ class ReviewTask(Base):
     """
 
     __tablename__ = "review_tasks"
-    __table_args__ = (UniqueConstraint("job", "kind", "item_key", name="uq_review_task_item"),)
+    __table_args__ = (
+        UniqueConstraint("job", "kind", "item_key", name="uq_review_task_item"),
+        Index("ix_review_tasks_job_status", "job", "status"),  # counts without the payloads
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     job: Mapped[str] = mapped_column(String(200), index=True)
@@ -88,6 +92,7 @@ class Decision(Base):
     """One human decision (append-only): who, when, what, why, blind, seconds spent."""
 
     __tablename__ = "review_decisions"
+    __table_args__ = (Index("ix_review_decisions_task_reviewer", "task_id", "reviewer_id"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     task_id: Mapped[int] = mapped_column(ForeignKey("review_tasks.id"), index=True)

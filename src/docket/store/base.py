@@ -114,6 +114,16 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
         "web kit sessions",
         ["DROP TABLE IF EXISTS review_web_sessions", "DROP TABLE IF EXISTS adherence_sessions"],
     ),
+    # Issue 11: review counts and loads at 100,000 tasks without reading the payloads.
+    (
+        3,
+        "review indexes",
+        [
+            "CREATE INDEX IF NOT EXISTS ix_review_tasks_job_status ON review_tasks (job, status)",
+            "CREATE INDEX IF NOT EXISTS ix_review_decisions_task_reviewer"
+            " ON review_decisions (task_id, reviewer_id)",
+        ],
+    ),
 ]
 
 

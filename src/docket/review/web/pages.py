@@ -15,7 +15,7 @@ from docket.review.assign import open_load
 from docket.review.item import item_view
 from docket.review.listing import QueueQuery, next_task, queue_view
 from docket.review.models import Reviewer
-from docket.review.stats import review_stats
+from docket.review.stats import by_job, job_counts, review_stats
 from docket.review.web.app import respond
 from docket.store.base import Store
 from docket.web import Viewer, WebKit, require_admin, wants_json
@@ -160,7 +160,7 @@ def admin_page(request: Request) -> Response:
     with _store(request).session() as session:
         load = open_load(session)
         reviewers = [_reviewer_row(r, load[r.id]) for r in session.scalars(select(Reviewer))]
-        jobs = review_stats(session)["by_job"]
+        jobs = by_job(job_counts(session))
     return respond(request, "admin.html", {"reviewers": reviewers, "jobs": jobs}, viewer=viewer)
 
 
