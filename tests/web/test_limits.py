@@ -123,3 +123,24 @@ def test_login_rate_limit_per_token_prefix(store: Store) -> None:
         same = [login(client, f"dkr_AAAAAAAA{i:040d}").status_code for i in range(4)]
         assert same == [401, 401, 401, 429]
         assert login(client, "dkr_BBBBBBBB" + "0" * 40).status_code == 401  # another prefix
+
+
+def test_guessing_bearer_tokens_through_the_api_locks_out_too(store: Store) -> None:
+    app = verify_app(store, lockout_failures=3, lockout_s=600)
+    with serve(app) as url:
+        for i in range(3):
+            guess = {"Authorization": f"Bearer guess-{i}-0123456789abcdef"}
+            assert httpx.get(url + "/v1/rules", headers=guess).status_code == 401
+        right = httpx.get(url + "/v1/rules", headers={"Authorization": f"Bearer {ANN}"})
+        _assert_error(right, 429, "too many login attempts")
+        assert int(right.headers["retry-after"]) >= 590
+
+
+def test_many_valid_api_calls_are_not_rate_limited(store: Store) -> None:
+    app = verify_app(store, login_attempts_per_client=3)
+    with serve(app) as url, httpx.Client(base_url=url) as client:
+        codes = {
+            client.get("/v1/rules", headers={"Authorization": f"Bearer {ANN}"}).status_code
+            for _ in range(10)
+        }
+    assert codes == {200}

@@ -56,6 +56,11 @@ def client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
+def _too_many(wait: int) -> HttpError:
+    hint = f"wait {wait} s before the next attempt"
+    return HttpError(429, "too many login attempts", hint, {"Retry-After": str(wait)})
+
+
 def _viewer(principal: Principal, csrf: str | None, via: str) -> Viewer:
     return Viewer(principal.name, principal.is_admin, csrf, via, principal.id)
 
@@ -92,15 +97,29 @@ class WebKit:
         value = request.cookies.get(self.session_cookie) if cookie else None
         if token is None and (not value or self.store is None):
             return None
+        if token is not None:
+            return self._bearer_viewer(request, token)
         if self.store is None:
-            found = self.backend.owner(None, sha256(token or ""))
-            return None if found is None else _viewer(found, None, "bearer")
+            return None
         with self.store.session() as session:
-            if token is not None:
-                found = self.backend.owner(session, sha256(token))
-                return None if found is None else _viewer(found, None, "bearer")
             live = sessions.find_session(session, self.app, value or "", self.backend)
             return None if live is None else _viewer(live.principal, live.csrf, "cookie")
+
+    def _bearer_viewer(self, request: Request, token: str) -> Viewer | None:
+        """The owner of a bearer token; failures count towards the login lockout."""
+        client = client_address(request)
+        wait = self.limiter.locked_seconds(client, token)
+        if wait > 0:
+            raise _too_many(wait)
+        if self.store is None:
+            found = self.backend.owner(None, sha256(token))
+        else:
+            with self.store.session() as session:
+                found = self.backend.owner(session, sha256(token))
+        if found is None:
+            self.limiter.record(client, token, ok=False)
+            return None
+        return _viewer(found, None, "bearer")
 
     def require(self, request: Request, *, cookie: bool = True, bearer: bool = True) -> Viewer:
         """The authenticated caller, or raise :class:`NotAuthenticated` (401)."""
@@ -149,8 +168,7 @@ class WebKit:
         client, token = client_address(request), token.strip()
         wait = self.limiter.wait_seconds(client, token)
         if wait > 0:
-            hint = f"wait {wait} s before the next attempt"
-            raise HttpError(429, "too many login attempts", hint, {"Retry-After": str(wait)})
+            raise _too_many(wait)
         with self.store.session() as session:
             principal = self.backend.owner(session, sha256(token)) if token else None
             self.limiter.record(client, token, principal is not None)

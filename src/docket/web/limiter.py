@@ -77,6 +77,17 @@ class LoginLimiter:
             waits.append(track.attempts[0] + window - now)
         return max(waits)
 
+    def locked_seconds(self, client: str, token: str) -> int:
+        """Seconds left of a lockout of this client or prefix (0: none); counts nothing.
+
+        Bearer tokens are checked against lockouts only: a script's many valid calls
+        must not use up the login rate limit, but guessing through the API locks out too.
+        """
+        now = self.clock()
+        with self._lock:
+            waits = [self._track(k).locked_until - now for k in login_keys(client, token)]
+        return math.ceil(max(0.0, *waits))
+
     def record(self, client: str, token: str, ok: bool) -> None:
         """Note an attempt's outcome: a success clears failures, enough failures lock out."""
         now = self.clock()
