@@ -94,15 +94,13 @@ class WebKit:
     ) -> Viewer | None:
         """The caller behind the bearer token or the session cookie, if valid."""
         token = bearer_token(request) if bearer else None
-        value = request.cookies.get(self.session_cookie) if cookie else None
-        if token is None and (not value or self.store is None):
-            return None
         if token is not None:
             return self._bearer_viewer(request, token)
-        if self.store is None:
+        value = request.cookies.get(self.session_cookie) if cookie else None
+        if not value or self.store is None:
             return None
         with self.store.session() as session:
-            live = sessions.find_session(session, self.app, value or "", self.backend)
+            live = sessions.find_session(session, self.app, value, self.backend)
             return None if live is None else _viewer(live.principal, live.csrf, "cookie")
 
     def _bearer_viewer(self, request: Request, token: str) -> Viewer | None:
