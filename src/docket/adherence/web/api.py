@@ -219,11 +219,16 @@ def create_app(
         max_chars: largest submission accepted (characters of text), else 413.
         settings: the web kit's limits and policy (default: :data:`DEFAULT_SETTINGS`).
     """
-    from docket.adherence.web.page import register_page
+    from docket.adherence.web.page import STATIC, register_page
 
     kit = WebKit(APP, store, VerifyTokens(tokens, admins), settings or DEFAULT_SETTINGS)
     app = create_web_app(
-        kit, title="docket verify", api_docs=True, version=__version__, description=__doc__
+        kit,
+        title="docket verify",
+        static=STATIC,
+        api_docs=True,
+        version=__version__,
+        description=__doc__,
     )
     app.state.verifier, app.state.max_chars = verifier, max_chars
     _register_v1(app)

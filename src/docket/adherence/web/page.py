@@ -13,7 +13,6 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 
 from docket.adherence.service import FeedbackRequest, VerifyRequest
@@ -126,8 +125,13 @@ def _register_annotate(app: FastAPI) -> None:
         return stats_payload(need_store(request)).model_dump()
 
 
+STATIC = {"/static/verify": HERE / "static"}
+
+
 def register_page(app: FastAPI) -> None:
-    """Add the login, the annotator page, its JSON endpoints and static files to ``app``."""
-    app.mount("/static/verify", StaticFiles(directory=str(HERE / "static")), name="verify-static")
+    """Add the login, the annotator page and its JSON endpoints to ``app``.
+
+    Its static files (:data:`STATIC`) are mounted by the app factory.
+    """
     _register_login(app)
     _register_annotate(app)
