@@ -24,9 +24,9 @@ from pathlib import Path
 import httpx
 import uvicorn
 
-from docket.adherence.api import create_app
 from docket.adherence.rules import load_rules
 from docket.adherence.verify import Verifier
+from docket.adherence.web.api import create_app
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "bench-token-0123456789abcdef"

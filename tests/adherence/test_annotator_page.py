@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from docket.adherence.api import create_app
-from docket.adherence.verify.verifier import Verifier
+from docket.adherence.verify import Verifier
+from docket.adherence.web.api import create_app
 from docket.llm.fake import register_fake
 from docket.llm.types import Request
 from docket.store.base import Store, open_store

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from docket.adherence.api import create_app
-from docket.adherence.verify.verifier import Verifier, VerifierConfig
-from docket.adherence.web_auth import add_token, revoke_tokens
+from docket.adherence.verify import Verifier, VerifierConfig
+from docket.adherence.web.api import create_app
+from docket.adherence.web.tokens import add_token, revoke_tokens
 from docket.store.base import Store, open_store
 from tests.adherence.verify_helpers import ruleset, slow_model
 from tests.browser_support import serve
@@ -113,7 +113,7 @@ def test_results_are_saved_and_feedback_changes_the_stats(base_url: str, store: 
         headers=AUTH,
         json={"result_id": passed["id"], "action": "accepted"},
     )
-    assert refused.status_code == 400 and "only flagged results" in refused.json()["detail"]
+    assert refused.status_code == 400 and "only flagged results" in refused.json()["error"]
     no_reason = httpx.post(
         base_url + "/v1/feedback",
         headers=AUTH,
@@ -142,7 +142,7 @@ def test_store_tokens_work_until_revoked(base_url: str, store: Store) -> None:
 def test_bad_input_gets_a_clear_4xx(base_url: str) -> None:
     bad_index = {"record": BODY["record"], "turn_index": 7}
     response = httpx.post(base_url + "/v1/verify", json=bad_index, headers=AUTH)
-    assert response.status_code == 422 and "turn 7" in response.json()["detail"]
+    assert response.status_code == 422 and "turn 7" in response.json()["error"]
     missing = httpx.post(base_url + "/v1/verify", json={"turn": BODY["turn"]}, headers=AUTH)
     assert missing.status_code == 422
     huge = {"record": {"id": "x", "turns": [{"role": "user", "text": "a" * 1_000_001}]}}

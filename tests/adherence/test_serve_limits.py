@@ -9,12 +9,12 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from docket.adherence.api import create_app
 from docket.adherence.checks import CATALOGUE, Checker, CheckOutcome, Params
 from docket.adherence.record import Record, Turn
 from docket.adherence.rules import RuleSet
 from docket.adherence.verify import Submission, Verifier, prompts
 from docket.adherence.verify.service import MAX_TURNS, VerifyRequest
+from docket.adherence.web.api import create_app
 from tests.adherence.verify_helpers import ruleset, slow_model
 from tests.browser_support import serve
 
@@ -42,7 +42,7 @@ def test_a_hundred_thousand_empty_turns_are_refused(base_url: str) -> None:
     body = {"record": {"id": "flood", "turns": empty_turns(100_000)}}
     response = httpx.post(base_url + "/v1/verify", json=body, headers=AUTH, timeout=60)
     assert response.status_code == 400
-    assert f"at most {MAX_TURNS} are accepted" in response.json()["detail"]
+    assert f"at most {MAX_TURNS} are accepted" in response.json()["error"]
     assert len(response.content) < 1_000  # the refusal does not echo the 100,000 turns back
     # and the server still answers the next request
     assert httpx.get(base_url + "/health").status_code == 200

@@ -13,10 +13,11 @@ from typer.testing import CliRunner
 
 from docket.adherence.models import VerificationResult
 from docket.adherence.verify.history import record_feedback
-from docket.adherence.web_auth import Authenticator
+from docket.adherence.web.tokens import VerifyTokens
 from docket.cli.main import app, main
 from docket.llm.fake import register_fake
 from docket.store.base import open_store
+from docket.web import sha256
 from tests.adherence.verify_helpers import RULES, asked_rule
 
 runner = CliRunner()
@@ -131,9 +132,11 @@ def test_token_add_prints_a_working_token(db_url: str) -> None:
     assert result.exit_code == 0, result.output
     token = result.output.strip()
     store = open_store(db_url)
-    assert Authenticator(store).token_owner(token) == "ann"
+    with store.session() as session:
+        assert VerifyTokens().owner(session, sha256(token)).name == "ann"
     assert runner.invoke(app, ["verify", "token", "revoke", "ann", "--db", db_url]).exit_code == 0
-    assert Authenticator(store).token_owner(token) is None
+    with store.session() as session:
+        assert VerifyTokens().owner(session, sha256(token)) is None
     store.close()
 
 

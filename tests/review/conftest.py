@@ -38,9 +38,17 @@ def client(store: Store) -> Iterator[TestClient]:
         yield test_client
 
 
+def login_nonce(client: TestClient) -> str:
+    """Open the login form (as JSON); the client keeps its nonce cookie."""
+    form = client.get("/login", headers={"Accept": "application/json"})
+    assert form.status_code == 200, form.text
+    return form.json()["nonce"]
+
+
 def login(client: TestClient, token: str) -> str:
     """Log the client in with a token; return the session's CSRF token."""
-    response = client.post("/login", data={"token": token}, headers={"Accept": "application/json"})
+    data = {"token": token, "csrf_token": login_nonce(client)}
+    response = client.post("/login", data=data, headers={"Accept": "application/json"})
     assert response.status_code == 200, response.text
     return response.json()["csrf_token"]
 

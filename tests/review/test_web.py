@@ -10,11 +10,13 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
 from docket.review.assign import assign
-from docket.review.auth import hash_secret, update_reviewer
-from docket.review.models import Decision, WebSession
+from docket.review.auth import update_reviewer
+from docket.review.models import Decision
 from docket.review.queue import enqueue
 from docket.store.base import Store, utcnow
-from tests.review.conftest import login
+from docket.store.web_tables import WebSessionRow
+from docket.web import WebSettings, sha256
+from tests.review.conftest import login, login_nonce
 from tests.review.review_helpers import relevance_payload
 
 JSON = {"Accept": "application/json"}
@@ -33,6 +35,11 @@ def _tasks(store: Store, n: int = 2, k: int = 1, job: str = "j", **kw) -> list[i
             ).id
             for i in range(n)
         ]
+
+
+def _post_login(client: TestClient, token: str, headers: dict | None = None, **fields):  # type: ignore[no-untyped-def]
+    data = {"token": token, "csrf_token": login_nonce(client), **fields}
+    return client.post("/login", data=data, headers=headers, follow_redirects=False)
 
 
 def _decide(client: TestClient, task_id: int, csrf: str | None, **fields) -> object:
@@ -58,28 +65,26 @@ def test_nothing_is_readable_without_a_session(client: TestClient, store: Store)
 def test_login_sets_a_strict_httponly_cookie_and_stores_hashes(
     client: TestClient, store: Store, tokens: dict
 ) -> None:
-    bad = client.post("/login", data={"token": "dkr_wrong"}, follow_redirects=False)
-    assert bad.status_code == 401 and "unknown or disabled token" in bad.text
-    assert "set-cookie" not in bad.headers
-    good = client.post(
-        "/login", data={"token": tokens["ann"], "next": "/queue"}, follow_redirects=False
-    )
+    no_nonce = client.post("/login", data={"token": tokens["ann"]}, follow_redirects=False)
+    assert no_nonce.status_code == 403 and "login form expired" in no_nonce.text
+    bad = _post_login(client, "dkr_wrong")
+    assert bad.status_code == 401 and "unknown, revoked or disabled token" in bad.text
+    assert "docket_review_session" not in bad.headers.get("set-cookie", "")
+    good = _post_login(client, tokens["ann"], next="/queue")
     assert good.status_code == 303 and good.headers["location"] == "/queue"
     cookie = good.headers["set-cookie"]
     assert "HttpOnly" in cookie and "SameSite=strict" in cookie and "Path=/" in cookie
     value = client.cookies.get("docket_review_session")
     with store.session() as session:
-        assert session.get(WebSession, hash_secret(value)) is not None
-        assert session.get(WebSession, value) is None  # only the hash is stored
+        assert session.get(WebSessionRow, sha256(value)) is not None
+        assert session.get(WebSessionRow, value) is None  # only the hash is stored
     db_bytes = Path(store.engine.url.database).read_bytes()
     assert tokens["ann"].encode() not in db_bytes and value.encode() not in db_bytes
 
 
 def test_login_never_redirects_off_site(client: TestClient, tokens: dict) -> None:
     for target in ("//evil.example/x", "https://evil.example/", "/\\evil.example"):
-        response = client.post(
-            "/login", data={"token": tokens["ann"], "next": target}, follow_redirects=False
-        )
+        response = _post_login(client, tokens["ann"], next=target)
         assert response.headers["location"] == "/queue"
 
 
@@ -117,9 +122,7 @@ def test_posts_need_the_csrf_token_and_our_origin(
         follow_redirects=False,
     )
     assert foreign.status_code == 403 and "another origin" in foreign.text
-    login_elsewhere = client.post(
-        "/login", data={"token": tokens["bob"]}, headers={"Origin": "null"}, follow_redirects=False
-    )
+    login_elsewhere = _post_login(client, tokens["bob"], headers={"Origin": "null"})
     assert login_elsewhere.status_code == 403
     with store.session() as session:
         assert session.scalars(select(Decision)).all() == []
@@ -151,15 +154,18 @@ def test_queue_counts_and_filters(client: TestClient, store: Store, tokens: dict
     _decide(client, a[0], csrf)
     queue = client.get("/queue.json").json()
     assert queue["jobs"] == ["alpha", "beta"]
-    assert queue["counts"]["todo"] == 4 and queue["counts"]["decided"] == 1
-    assert queue["counts"]["done"] == 1 and queue["counts"]["all"] == 5
+    counts = {
+        status: client.get(f"/queue.json?status={status}").json()["count"]
+        for status in ("todo", "decided", "done", "all")
+    }
+    assert counts == {"todo": 4, "decided": 1, "done": 1, "all": 5}
     alpha = client.get("/queue.json?job=alpha&status=todo").json()
     assert [t["id"] for t in alpha["tasks"]] == a[1:]
     assert "n_reviews" not in alpha["tasks"][0]  # others' progress is hidden from reviewers
     bad = client.get("/queue.json?status=weird")
     assert bad.status_code == 400 and "unknown status" in bad.json()["error"]
     html = client.get("/queue?job=beta").text
-    assert 'data-count="todo">2<' in html
+    assert 'id="match-count" data-count="2">2<' in html
 
 
 def test_item_page_escapes_untrusted_text(client: TestClient, store: Store, tokens: dict) -> None:
@@ -348,11 +354,11 @@ def test_logout_expiry_and_disabled_reviewers(
     assert client.get("/queue.json").status_code == 401
     login(client, tokens["ann"])
     with store.session() as session:
-        session.execute(update(WebSession).values(expires_at=utcnow() - timedelta(seconds=1)))
+        session.execute(update(WebSessionRow).values(expires_at=utcnow() - timedelta(seconds=1)))
     assert client.get("/queue.json").status_code == 401
     with store.session() as session:
         update_reviewer(session, "ann", active=False)
-    response = client.post("/login", data={"token": tokens["ann"]}, headers=JSON)
+    response = _post_login(client, tokens["ann"], headers=JSON)
     assert response.status_code == 401
 
 
@@ -387,7 +393,8 @@ def test_admin_closes_a_task(client: TestClient, store: Store, tokens: dict) -> 
 def test_unknown_host_headers_are_refused(store: Store, host: str) -> None:
     from docket.review.web import create_app
 
-    with TestClient(create_app(store, allowed_hosts=["127.0.0.1", "localhost"])) as client:
+    settings = WebSettings(allowed_hosts=("127.0.0.1", "localhost"))
+    with TestClient(create_app(store, settings)) as client:
         assert client.get("/login", headers={"Host": host}).status_code == 400
         assert client.get("/login", headers={"Host": "localhost:8765"}).status_code == 200
 

@@ -3,7 +3,7 @@
 ``record`` holds the submission data; ``checks`` is the deterministic ``fmt`` catalogue
 (it imports nothing of rules); ``rules`` loads and validates rule sets; ``authoring``
 ingests an SOP and turns it into rules (atomizer, stability); ``verify`` checks
-submissions against every rule through one Check interface; ``api`` and ``page`` serve it
+submissions against every rule through one Check interface; ``web`` serves it
 over HTTP. The RE-AD-Eval benchmark is :mod:`docket.readeval`. See docs/adherence.md.
 """
 

@@ -84,15 +84,3 @@ class ApiToken(Base):
     token_sha256: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     revoked: Mapped[bool] = mapped_column(Boolean, default=False)
-
-
-class AnnotatorSession(Base):
-    """A browser session of the annotator page; only the cookie's SHA-256 is stored."""
-
-    __tablename__ = "adherence_sessions"
-
-    id_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
-    annotator: Mapped[str] = mapped_column(String(200))
-    csrf_token: Mapped[str] = mapped_column(String(64))
-    created_at: Mapped[datetime] = mapped_column(default=utcnow)
-    expires_at: Mapped[datetime] = mapped_column()

@@ -12,6 +12,7 @@ from docket.cli.common import console, model_factory, resumable
 from docket.cli.summary import RunReport, print_summary
 from docket.config import load_settings
 from docket.relevance import JudgeOptions, build_judge
+from docket.relevance.options import check_applicable
 from docket.relevance.pairs_io import read_pairs
 from docket.runner import judge_job
 from docket.store import Store, open_store, upsert_job
@@ -61,6 +62,7 @@ def judge(
         samples=samples,
         budget=budget,
     )
+    check_applicable(method, options)
     loaded = read_pairs(pairs_path)
     if loaded.duplicates:
         log.warning("%s: %d duplicate pairs judged once", pairs_path, loaded.duplicates)

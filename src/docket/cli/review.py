@@ -10,6 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from docket.cli import web_flags
 from docket.config import load_settings
 from docket.store.base import Store, open_store
 
@@ -20,7 +21,6 @@ app = typer.Typer(
 
 DbOption = Annotated[str | None, typer.Option("--db", help="store path or SQLAlchemy URL")]
 JobOption = Annotated[str | None, typer.Option("--job", help="only this job")]
-LOCAL_HOSTS = ["127.0.0.1", "localhost", "::1", "[::1]"]
 
 
 def _store(db: str | None) -> Store:
@@ -36,19 +36,40 @@ def serve(
     db: DbOption = None,
     host: Annotated[str, typer.Option(help="interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="TCP port")] = 8765,
-    allowed_host: Annotated[
-        list[str] | None, typer.Option(help="extra Host header values to accept (repeatable)")
-    ] = None,
+    allowed_host: web_flags.AllowedHost = None,
+    session_hours: web_flags.SessionHours = None,
+    max_body_bytes: web_flags.MaxBody = None,
+    max_json_depth: web_flags.MaxDepth = None,
+    login_per_client: web_flags.PerClient = None,
+    login_per_prefix: web_flags.PerPrefix = None,
+    login_window: web_flags.Window = None,
+    lockout_failures: web_flags.LockoutFailures = None,
+    lockout_seconds: web_flags.LockoutSeconds = None,
+    secure_cookies: web_flags.SecureCookies = False,
 ) -> None:
     """Start the review web app and print its address."""
     import uvicorn
 
     from docket.review.web import create_app
+    from docket.web import WebSettings
 
-    hosts = None if host in ("0.0.0.0", "::") else [*LOCAL_HOSTS, host, *(allowed_host or [])]
-    if hosts is None:
+    settings = web_flags.web_settings(
+        WebSettings(),
+        host,
+        allowed_host,
+        session_hours=session_hours,
+        max_body_bytes=max_body_bytes,
+        max_json_depth=max_json_depth,
+        login_per_client=login_per_client,
+        login_per_prefix=login_per_prefix,
+        login_window=login_window,
+        lockout_failures=lockout_failures,
+        lockout_seconds=lockout_seconds,
+        secure_cookies=secure_cookies,
+    )
+    if settings.allowed_hosts is None:
         typer.secho("warning: listening on all interfaces; use HTTPS in front", err=True)
-    application = create_app(_store(db), allowed_hosts=hosts)
+    application = create_app(_store(db), settings)
     shown = f"[{host}]" if ":" in host else host
     _print(f"docket review: http://{shown}:{port}/  (Ctrl-C to stop)")
     uvicorn.run(application, host=host, port=port, log_level="warning")

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from rich.table import Table
 from rich.text import Text
 
-from docket.cli.common import out
+from docket.cli.common import id_column, out
 from docket.cli.transcript import most_debated, review_hint, transcript_view
 from docket.llm.usage import Usage
 from docket.relevance.types import Judgment, Pair
@@ -52,14 +52,15 @@ def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
 
     qid and docid never fold or get cut: the other columns give way.
     """
-    table = Table(title=title)
-    table.add_column("qid", no_wrap=True, overflow="fold", min_width=3)
-    table.add_column("docid", no_wrap=True, min_width=5)
+    shown = results[:MAX_ROWS]
+    table = Table(title=Text(title))
+    id_column(table, "qid", [pair.qid for pair, _ in shown])
+    id_column(table, "docid", [pair.docid for pair, _ in shown])
     for column in ("label", "decided by"):
         table.add_column(column)
     for column in ("rounds", "LLM calls", "tokens"):
         table.add_column(column, justify="right")
-    for pair, judgment in results[:MAX_ROWS]:
+    for pair, judgment in shown:
         usage = judgment.usage
         table.add_row(
             Text(pair.qid),
@@ -86,8 +87,6 @@ def reply_counts(results: Sequence[tuple[Pair, Judgment]]) -> tuple[int, int]:
 
 def totals_table(results: Sequence[tuple[Pair, Judgment]], run: RunReport) -> Table:
     """Two rows: what this run did, and what the job holds in the store."""
-    decided = Counter(j.decided_by for _, j in results)
-    names = sorted(decided)
     stored_calls = sum(j.usage.get("calls", 0) for _, j in results)
     stored_tokens = sum(
         j.usage.get("prompt_tokens", 0) + j.usage.get("completion_tokens", 0) for _, j in results
@@ -95,31 +94,29 @@ def totals_table(results: Sequence[tuple[Pair, Judgment]], run: RunReport) -> Ta
     turns, first_failed = reply_counts(results)
     table = Table(title="totals")
     table.add_column("")
-    table.add_column("pairs", justify="right")
-    for name in names:
-        table.add_column(name, justify="right")
-    for column in ("LLM calls", "cache hits", "tokens", "re-asked replies"):
+    for column in ("pairs", "LLM calls", "cache hits", "tokens", "re-asked"):
         table.add_column(column, justify="right")
     usage = run.usage
     table.add_row(
         "this run",
         str(run.judged),
-        *("" for _ in names),
         str(usage.calls),
         str(usage.cache_hits),
         str(usage.tokens),
         str(usage.parse_failures),
     )
     table.add_row(
-        "stored",
-        str(len(results)),
-        *(str(decided[n]) for n in names),
-        str(stored_calls),
-        "",
-        str(stored_tokens),
+        "stored", str(len(results)), str(stored_calls), "", str(stored_tokens),
         f"{first_failed} of {turns}",
-    )
+    )  # fmt: skip
+    table.caption = "re-asked: replies that could not be read and were asked once more"
     return table
+
+
+def decided_line(results: Sequence[tuple[Pair, Judgment]]) -> str:
+    """How the stored pairs were decided, e.g. ``consensus 3, escalated 5``."""
+    decided = Counter(j.decided_by for _, j in results)
+    return "decided: " + ", ".join(f"{name} {decided[name]}" for name in sorted(decided))
 
 
 def gold_line(results: Sequence[tuple[Pair, Judgment]]) -> str | None:
@@ -153,6 +150,7 @@ def print_summary(
     if results:
         out.print(pair_table(results, title=f"job {job}"))
         out.print(totals_table(results, run))
+        out.print(Text(decided_line(results)))
     if (line := gold_line(results)) is not None:
         out.print(line, soft_wrap=True)
     shown = most_debated(results) if show_transcript else None

@@ -16,8 +16,9 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from typer.core import TyperGroup
 
 from docket.adherence.record import Record
+from docket.adherence.verify import Submission, Verifier, VerifierConfig
 from docket.adherence.verify.verdict import Verdict
-from docket.adherence.verify.verifier import Submission, Verifier, VerifierConfig
+from docket.cli import web_flags
 from docket.cli.common import console, model_factory, out
 from docket.cli.verify_report import stats_tables, summary_tables
 from docket.config import load_settings
@@ -188,7 +189,7 @@ def stats(
     db: DbOpt = None, as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False
 ) -> None:
     """Accepted-and-fixed rate of flags per rule and per tier, from annotator feedback."""
-    from docket.adherence.api import stats_payload
+    from docket.adherence.web.api import stats_payload
     from docket.store.base import open_store
 
     store = open_store(load_settings(db=db).db)
@@ -233,23 +234,47 @@ def serve(
             "--token", help="bearer token NAME=TOKEN (repeatable); or `docket verify token add`"
         ),
     ] = None,
-    secure_cookies: Annotated[
-        bool, typer.Option("--secure-cookies", help="Secure session cookie (HTTPS)")
-    ] = False,
+    admin: Annotated[
+        list[str] | None,
+        typer.Option("--admin", help="user who may answer flags on anyone's results (repeatable)"),
+    ] = None,
+    allowed_host: web_flags.AllowedHost = None,
+    session_hours: web_flags.SessionHours = None,
+    max_body_bytes: web_flags.MaxBody = None,
+    max_json_depth: web_flags.MaxDepth = None,
+    login_per_client: web_flags.PerClient = None,
+    login_per_prefix: web_flags.PerPrefix = None,
+    login_window: web_flags.Window = None,
+    lockout_failures: web_flags.LockoutFailures = None,
+    lockout_seconds: web_flags.LockoutSeconds = None,
+    secure_cookies: web_flags.SecureCookies = False,
 ) -> None:
     """Start the verification API and the annotator page."""
     import uvicorn
 
-    from docket.adherence.api import create_app
+    from docket.adherence.web.api import DEFAULT_SETTINGS, create_app
     from docket.store.base import open_store
 
+    settings = web_flags.web_settings(
+        DEFAULT_SETTINGS,
+        host,
+        allowed_host,
+        session_hours=session_hours,
+        max_body_bytes=max_body_bytes,
+        max_json_depth=max_json_depth,
+        login_per_client=login_per_client,
+        login_per_prefix=login_per_prefix,
+        login_window=login_window,
+        lockout_failures=lockout_failures,
+        lockout_seconds=lockout_seconds,
+        secure_cookies=secure_cookies,
+    )
     verifier = build_verifier(rules, model, sim_model, sub_model, mode, timeout, overflow, cache)
     store = open_store(load_settings(db=db).db)
-    app_ = create_app(
-        verifier, store=store, tokens=_parse_tokens(token or []), secure_cookies=secure_cookies
-    )
+    tokens, admins = _parse_tokens(token or []), set(admin or [])
+    app_ = create_app(verifier, store=store, tokens=tokens, admins=admins, settings=settings)
     console.print(f"annotator page: http://{host}:{port}/annotate", soft_wrap=True)
-    console.print(f"API docs:       http://{host}:{port}/docs", soft_wrap=True)
+    console.print(f"API schema:     http://{host}:{port}/openapi.json", soft_wrap=True)
     uvicorn.run(app_, host=host, port=port, log_level="warning")
 
 
@@ -258,7 +283,7 @@ def token_add(
     name: Annotated[str, typer.Argument(help="who uses the token")], db: DbOpt = None
 ) -> None:
     """Create a token for NAME and print it once (only its hash is stored)."""
-    from docket.adherence.web_auth import add_token
+    from docket.adherence.web.tokens import add_token
     from docket.store.base import open_store
 
     store = open_store(load_settings(db=db).db)
@@ -271,7 +296,7 @@ def token_revoke(
     name: Annotated[str, typer.Argument(help="whose tokens to revoke")], db: DbOpt = None
 ) -> None:
     """Revoke every token of NAME."""
-    from docket.adherence.web_auth import revoke_tokens
+    from docket.adherence.web.tokens import revoke_tokens
     from docket.store.base import open_store
 
     store = open_store(load_settings(db=db).db)

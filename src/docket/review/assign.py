@@ -10,7 +10,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 
-from sqlalchemy import select
+from sqlalchemy import exists, func, select
 from sqlalchemy.orm import Session
 
 from docket.errors import InputError
@@ -45,13 +45,16 @@ def assign(
 
 def open_load(session: Session) -> Counter[int]:
     """Per reviewer id: open tasks assigned to them on which they have not decided."""
-    decided = {tuple(r) for r in session.execute(select(Decision.task_id, Decision.reviewer_id))}
-    rows = session.execute(
-        select(Assignment.task_id, Assignment.reviewer_id)
-        .join(ReviewTask, ReviewTask.id == Assignment.task_id)
-        .where(ReviewTask.status == TASK_OPEN)
+    undecided = ~exists().where(
+        Decision.task_id == Assignment.task_id, Decision.reviewer_id == Assignment.reviewer_id
     )
-    return Counter(reviewer for task, reviewer in rows if (task, reviewer) not in decided)
+    query = (
+        select(Assignment.reviewer_id, func.count())
+        .join(ReviewTask, ReviewTask.id == Assignment.task_id)
+        .where(ReviewTask.status == TASK_OPEN, undecided)
+        .group_by(Assignment.reviewer_id)
+    )
+    return Counter(dict(session.execute(query).all()))
 
 
 def assign_job(

@@ -1,38 +1,40 @@
-"""Reviewers, login tokens and browser sessions.
+"""Reviewers and their login tokens; sessions, CSRF and limits are the web kit's.
 
-Tokens and session ids are random 256-bit secrets; only their SHA-256 is stored, so a
-copy of the database does not let anyone log in. (A slow password hash is not needed:
-the secrets are not guessable, unlike passwords.)
+A reviewer has one token at a time (``review_reviewers.token_hash``, SHA-256 only).
+:class:`ReviewerTokens` tells the kit who owns a token: replacing a reviewer's token or
+disabling the reviewer ends their browser sessions at the next request.
 """
 
 from __future__ import annotations
 
-import hashlib
 import re
-import secrets
-from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from docket.errors import InputError, ReviewError
-from docket.review.models import Reviewer, WebSession
+from docket.review.models import Reviewer
 from docket.review.queue import resolve_reviewer
-from docket.store.base import utcnow
+from docket.web import sessions
+from docket.web.tokens import Principal, new_token, sha256
 
+APP = "review"
 TOKEN_PREFIX = "dkr_"
-SESSION_LIFETIME = timedelta(hours=12)
 NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,119}$")
 
 
-def hash_secret(secret: str) -> str:
-    """Hex SHA-256 of a token or session id."""
-    return hashlib.sha256(secret.encode()).hexdigest()
+class ReviewerTokens:
+    """The kit's token backend for the review app: active reviewers by token hash."""
 
-
-def new_token() -> str:
-    """A fresh login token (shown once, stored only as a hash)."""
-    return TOKEN_PREFIX + secrets.token_urlsafe(32)
+    def owner(self, session: Session | None, token_sha256: str) -> Principal | None:
+        """The active reviewer owning a token hash, or None."""
+        if session is None:
+            return None
+        query = select(Reviewer).where(Reviewer.token_hash == token_sha256)
+        reviewer = session.scalars(query).first()
+        if reviewer is None or not reviewer.active:
+            return None
+        return Principal(reviewer.name, reviewer.is_admin, reviewer.id)
 
 
 def add_reviewer(
@@ -53,8 +55,8 @@ def add_reviewer(
             f"reviewer '{name}' already exists",
             hint=f"for a new token run: docket review reset-token {name}",
         )
-    token = new_token()
-    reviewer = Reviewer(name=name, token_hash=hash_secret(token), is_admin=admin, blind=blind)
+    token = new_token(TOKEN_PREFIX)
+    reviewer = Reviewer(name=name, token_hash=sha256(token), is_admin=admin, blind=blind)
     session.add(reviewer)
     session.flush()
     return reviewer, token
@@ -63,9 +65,9 @@ def add_reviewer(
 def reset_token(session: Session, name: str) -> str:
     """Give a reviewer a new token; the old one and all their sessions stop working."""
     reviewer = resolve_reviewer(session, name)
-    token = new_token()
-    reviewer.token_hash = hash_secret(token)
-    session.execute(delete(WebSession).where(WebSession.reviewer_id == reviewer.id))
+    token = new_token(TOKEN_PREFIX)
+    reviewer.token_hash = sha256(token)
+    sessions.end_sessions(session, APP, subject=reviewer.name)
     session.flush()
     return token
 
@@ -86,53 +88,6 @@ def update_reviewer(
         if value is not None:
             setattr(reviewer, field, value)
     if active is False:
-        session.execute(delete(WebSession).where(WebSession.reviewer_id == reviewer.id))
+        sessions.end_sessions(session, APP, subject=reviewer.name)
     session.flush()
     return reviewer
-
-
-def reviewer_for_token(session: Session, token: str) -> Reviewer | None:
-    """The active reviewer owning a login token, or None."""
-    if not token.startswith(TOKEN_PREFIX):
-        return None
-    query = select(Reviewer).where(Reviewer.token_hash == hash_secret(token))
-    reviewer = session.scalars(query).first()
-    return reviewer if reviewer is not None and reviewer.active else None
-
-
-def start_session(session: Session, reviewer: Reviewer) -> tuple[str, str]:
-    """Open a browser session; return (cookie value, CSRF token)."""
-    cookie, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
-    now = utcnow()
-    session.add(
-        WebSession(
-            id_hash=hash_secret(cookie),
-            reviewer_id=reviewer.id,
-            csrf_token=csrf,
-            created_at=now,
-            expires_at=now + SESSION_LIFETIME,
-        )
-    )
-    session.flush()
-    return cookie, csrf
-
-
-def _aware(moment: datetime) -> datetime:
-    # SQLite returns naive datetimes; docket stores UTC everywhere.
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
-
-
-def session_for_cookie(session: Session, cookie: str) -> tuple[Reviewer, WebSession] | None:
-    """The reviewer and session behind a cookie value, or None if unknown or expired."""
-    web = session.get(WebSession, hash_secret(cookie))
-    if web is None or _aware(web.expires_at) <= utcnow():
-        return None
-    reviewer = session.get(Reviewer, web.reviewer_id)
-    if reviewer is None or not reviewer.active:
-        return None
-    return reviewer, web
-
-
-def end_session(session: Session, cookie: str) -> None:
-    """Log out: forget the session behind a cookie value."""
-    session.execute(delete(WebSession).where(WebSession.id_hash == hash_secret(cookie)))

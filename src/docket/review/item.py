@@ -79,13 +79,28 @@ def _rounds(transcript: list[dict], n: int) -> list[dict[str, Any]]:
                 "label_name": LABELS["relevance"].get(label, "no label"),
                 "reasoning": turn.get("reasoning", ""),
                 "raw": "" if turn.get("parsed", True) else _raw(turn),
-                "evidence": [
-                    {"id": str(e), "valid": sentence_index(str(e), n) is not None}
-                    for e in turn.get("evidence", [])
-                ],
+                "evidence": cited_ids(turn, n),
             }
         )
     return [{"round": r, "turns": rounds[r]} for r in sorted(rounds)]
+
+
+def _as_id(value: Any) -> str:
+    # The debate engine records invalid ids as numbers (12), payloads may say "S12".
+    return f"S{value}" if isinstance(value, int) and not isinstance(value, bool) else str(value)
+
+
+def cited_ids(turn: dict, n: int) -> list[dict[str, Any]]:
+    """Every id a turn cited, in order, each marked valid or not (struck through on the page).
+
+    The engine keeps only valid ids in ``evidence`` and the others in
+    ``invalid_evidence``; both lists are read, so no citation is lost.
+    """
+    seen: dict[str, bool] = {}
+    for value in [*turn.get("evidence", []), *turn.get("invalid_evidence", [])]:
+        evidence_id = _as_id(value)
+        seen.setdefault(evidence_id, sentence_index(evidence_id, n) is not None)
+    return [{"id": evidence_id, "valid": valid} for evidence_id, valid in seen.items()]
 
 
 def _raw(turn: dict) -> str:

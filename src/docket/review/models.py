@@ -1,4 +1,6 @@
-"""Tables of the human review: reviewers, web sessions, tasks, assignments, decisions.
+"""Tables of the human review: reviewers, tasks, assignments, decisions.
+
+Browser sessions live in the web kit's ``web_sessions`` table (``docket.store.web_tables``).
 
 Decisions are append-only: a correction is a new row and the latest row per reviewer
 wins. The ORM refuses updates and deletes of decisions, and on SQLite a trigger
@@ -17,6 +19,7 @@ from sqlalchemy import (
     DateTime,
     Float,
     ForeignKey,
+    Index,
     Integer,
     String,
     Text,
@@ -44,17 +47,6 @@ class Reviewer(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
-class WebSession(Base):
-    """A browser login: the cookie value is stored only as a hash, with its CSRF token."""
-
-    __tablename__ = "review_web_sessions"
-    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
-    reviewer_id: Mapped[int] = mapped_column(ForeignKey("review_reviewers.id"), index=True)
-    csrf_token: Mapped[str] = mapped_column(String(64))
-    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
-    expires_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
-
-
 class ReviewTask(Base):
     """One item waiting for (or having received) human review.
 
@@ -65,7 +57,10 @@ class ReviewTask(Base):
     """
 
     __tablename__ = "review_tasks"
-    __table_args__ = (UniqueConstraint("job", "kind", "item_key", name="uq_review_task_item"),)
+    __table_args__ = (
+        UniqueConstraint("job", "kind", "item_key", name="uq_review_task_item"),
+        Index("ix_review_tasks_job_status", "job", "status"),  # counts without the payloads
+    )
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     job: Mapped[str] = mapped_column(String(200), index=True)
@@ -97,6 +92,7 @@ class Decision(Base):
     """One human decision (append-only): who, when, what, why, blind, seconds spent."""
 
     __tablename__ = "review_decisions"
+    __table_args__ = (Index("ix_review_decisions_task_reviewer", "task_id", "reviewer_id"),)
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     task_id: Mapped[int] = mapped_column(ForeignKey("review_tasks.id"), index=True)
@@ -126,3 +122,19 @@ for _action in ("UPDATE", "DELETE"):
             "append-only'); END"
         ).execute_if(dialect="sqlite"),
     )
+
+
+class TaskFacets(Base):
+    """What the queue filters, searches and shows, one row per task (kept out of the payload).
+
+    Written when a task is enqueued; tasks from before this table existed get theirs
+    the first time a queue is listed (:func:`docket.review.facets.backfill`).
+    """
+
+    __tablename__ = "review_task_facets"
+    task_id: Mapped[int] = mapped_column(ForeignKey("review_tasks.id"), primary_key=True)
+    qid: Mapped[str] = mapped_column(String(200), index=True)
+    docid: Mapped[str] = mapped_column(String(400), index=True)
+    disagreement: Mapped[str] = mapped_column(String(40), index=True)
+    title: Mapped[str] = mapped_column(String(160), default="")
+    subtitle: Mapped[str] = mapped_column(String(400), default="")

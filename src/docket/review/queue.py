@@ -27,6 +27,7 @@ from docket.review.errors import (
     UnknownReviewerError,
     UnknownTaskError,
 )
+from docket.review.facets import facets_of
 from docket.review.models import (
     TASK_CLOSED,
     TASK_DONE,
@@ -35,6 +36,7 @@ from docket.review.models import (
     Decision,
     Reviewer,
     ReviewTask,
+    TaskFacets,
 )
 from docket.review.payloads import validate_payload
 from docket.store.base import utcnow
@@ -113,11 +115,26 @@ def enqueue(
         session.execute(insert.on_conflict_do_nothing(index_elements=_ITEM))
         found = _find(session, job, kind, item_key)
         if found is not None:
+            _add_facets(session, found.id, kind, values["payload"], dialect)
             return found
     task = ReviewTask(**values)
     session.add(task)
     session.flush()
+    _add_facets(session, task.id, kind, values["payload"], dialect)
     return task
+
+
+def _add_facets(session: Session, task_id: int, kind: str, payload: dict, dialect: str) -> None:
+    row = facets_of(task_id, kind, payload)
+    if dialect not in _UPSERT:
+        if session.get(TaskFacets, task_id) is None:
+            session.add(row)
+            session.flush()
+        return
+    columns = ("task_id", "qid", "docid", "disagreement", "title", "subtitle")
+    values = {c: getattr(row, c) for c in columns}
+    insert = _UPSERT[dialect](TaskFacets).values(**values)
+    session.execute(insert.on_conflict_do_nothing(index_elements=["task_id"]))
 
 
 _ITEM = ["job", "kind", "item_key"]
@@ -200,13 +217,26 @@ def check_can_decide(session: Session, task: ReviewTask, reviewer: Reviewer) -> 
     return deciders
 
 
-def _check_values(label: int, grade: int | None, note: str) -> None:
+def _check_values(label: int, grade: int | None, note: str, kind: str) -> None:
     if label not in (0, 1) or isinstance(label, bool):
         raise InputError("must be 0 or 1", field="label")
     if grade is not None and (grade not in (0, 1, 2, 3) or isinstance(grade, bool)):
         raise InputError("must be 0, 1, 2 or 3", field="grade")
+    # Under TREC binarisation grades 2-3 are relevant and 0 is not (1 is borderline).
+    if kind == "relevance" and grade is not None and label == 0 and grade >= 2:
+        raise _contradiction("irrelevant", grade)
+    if kind == "relevance" and label == 1 and grade == 0:
+        raise _contradiction("relevant", grade)
     if len(note) > MAX_NOTE:
         raise InputError(f"longer than {MAX_NOTE} characters", field="note")
+
+
+def _contradiction(name: str, grade: int) -> InputError:
+    return InputError(
+        f"'{name}' with grade {grade} contradicts itself",
+        field="grade",
+        hint="grades 2-3 mean relevant and grade 0 irrelevant: change the label or the grade",
+    )
 
 
 def record_decision(
@@ -240,10 +270,10 @@ def record_decision(
         InputError: bad label, grade or note.
         UnknownTaskError, UnknownReviewerError, TaskClosedError, ForeignTaskError.
     """
-    _check_values(label, grade, note)
     # Lock first: on SQLite the UPDATE must be the transaction's first statement, so that
     # it waits for the write lock instead of failing on a stale read snapshot.
     task = lock_task(session, task_id)
+    _check_values(label, grade, note, task.kind)
     person = resolve_reviewer(session, reviewer)
     deciders = check_can_decide(session, task, person)
     if seconds is not None and not 0.0 <= float(seconds) <= MAX_SECONDS:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import Engine, String, create_engine, event, select
+from sqlalchemy import Engine, String, create_engine, event, select, text
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
@@ -23,6 +23,7 @@ from docket.errors import StoreError
 # Modules that declare tables on Base; imported before create_all.
 TABLE_MODULES = [
     "docket.store.tables",
+    "docket.store.web_tables",
     "docket.review.models",
     "docket.adherence.models",
 ]
@@ -103,7 +104,27 @@ def open_store(db: str | Path = "docket.db") -> Store:
 
 # Numbered migrations for changes create_all cannot make (new columns on old tables).
 # Append only: (version, name, SQL statements). Version 1 is the initial schema.
-MIGRATIONS: list[tuple[int, str, list[str]]] = [(1, "initial schema", [])]
+MIGRATIONS: list[tuple[int, str, list[str]]] = [
+    (1, "initial schema", []),
+    # Issue 11: both web apps keep sessions in web_sessions (created by create_all). The
+    # per-app session tables are dropped, not copied: their rows do not name the token
+    # that opened them, so revoking a token could not end them; users log in again.
+    (
+        2,
+        "web kit sessions",
+        ["DROP TABLE IF EXISTS review_web_sessions", "DROP TABLE IF EXISTS adherence_sessions"],
+    ),
+    # Issue 11: review counts and loads at 100,000 tasks without reading the payloads.
+    (
+        3,
+        "review indexes",
+        [
+            "CREATE INDEX IF NOT EXISTS ix_review_tasks_job_status ON review_tasks (job, status)",
+            "CREATE INDEX IF NOT EXISTS ix_review_decisions_task_reviewer"
+            " ON review_decisions (task_id, reviewer_id)",
+        ],
+    ),
+]
 
 
 def _apply_migrations(engine: Engine) -> None:
@@ -113,6 +134,6 @@ def _apply_migrations(engine: Engine) -> None:
             if version in applied:
                 continue
             for statement in statements:
-                session.execute(statement)  # type: ignore[arg-type]
+                session.execute(text(statement))
             session.add(SchemaVersion(version=version, name=name))
         session.commit()

@@ -18,21 +18,12 @@ from starlette.concurrency import run_in_threadpool
 
 from docket.errors import InputError
 from docket.review.assign import assign_job
-from docket.review.auth import SESSION_LIFETIME, end_session, reviewer_for_token, start_session
 from docket.review.listing import next_task
 from docket.review.models import Reviewer
 from docket.review.queue import close_task, record_decision
-from docket.review.web.app import respond
-from docket.review.web.security import (
-    COOKIE,
-    Viewer,
-    check_csrf,
-    check_origin,
-    require_admin,
-    require_viewer,
-    wants_json,
-)
+from docket.review.web.pages import login_form
 from docket.store.base import Store
+from docket.web import HttpError, Viewer, WebKit, require_admin, wants_json
 
 router = APIRouter()
 T = TypeVar("T")
@@ -66,11 +57,12 @@ def _write(store: Store, work: Callable[[Any], T]) -> T:
     raise AssertionError("unreachable")  # the loop returns or raises
 
 
+def _kit(request: Request) -> WebKit:
+    return request.app.state.kit
+
+
 def _authorised_post(request: Request, body: dict[str, Any]) -> Viewer:
-    viewer = require_viewer(request)
-    request.state.viewer = viewer
-    check_csrf(request, viewer, _text(body.get("csrf_token")) or None)
-    return viewer
+    return _kit(request).require_post(request, _text(body.get("csrf_token")) or None)
 
 
 def _text(value: Any) -> str:
@@ -85,46 +77,36 @@ def _safe_next(target: str) -> str:
 
 @router.post("/login", include_in_schema=False)
 async def login(request: Request) -> Response:
-    """Exchange a login token for a session cookie (HttpOnly, SameSite=Strict)."""
-    check_origin(request)
+    """Exchange a login token for a session cookie (see :meth:`WebKit.login`)."""
     body = await _body(request)
     target = _safe_next(_text(body.get("next")) or "/queue")
-
-    def work(session):  # type: ignore[no-untyped-def]
-        reviewer = reviewer_for_token(session, _text(body.get("token")).strip())
-        return None if reviewer is None else (reviewer.name, *start_session(session, reviewer))
-
-    started = await run_in_threadpool(_write, request.app.state.store, work)
-    if started is None:
-        data = {"next": target, "error": "unknown or disabled token"}
-        return respond(request, "login.html", data, status=401)
-    name, cookie, csrf = started
+    token, nonce = _text(body.get("token")), _text(body.get("csrf_token")) or None
+    kit = _kit(request)
+    try:
+        viewer, cookie = await run_in_threadpool(kit.login, request, token, nonce)
+    except HttpError as exc:
+        if wants_json(request):
+            raise
+        page = login_form(request, exc.message, exc.status, target)
+        page.headers.update(exc.headers)
+        return page
     response: Response = (
-        JSONResponse({"reviewer": name, "csrf_token": csrf})
+        JSONResponse({"reviewer": viewer.name, "csrf_token": viewer.csrf})
         if wants_json(request)
         else RedirectResponse(target, status_code=303)
     )
-    response.set_cookie(
-        COOKIE,
-        cookie,
-        max_age=int(SESSION_LIFETIME.total_seconds()),
-        httponly=True,
-        samesite="strict",
-        secure=request.url.scheme == "https",
-        path="/",
-    )
+    kit.set_session(response, request, cookie)
     return response
 
 
 @router.post("/logout", include_in_schema=False)
 async def logout(request: Request) -> Response:
-    """End the browser session."""
+    """End the browser session (needs the session's CSRF token)."""
     body = await _body(request)
-    _authorised_post(request, body)
-    cookie = request.cookies.get(COOKIE, "")
-    await run_in_threadpool(_write, request.app.state.store, lambda s: end_session(s, cookie))
+    kit = _kit(request)
+    await run_in_threadpool(kit.logout, request, _text(body.get("csrf_token")) or None)
     response = RedirectResponse("/login", status_code=303)
-    response.delete_cookie(COOKIE, path="/")
+    kit.clear_session(response)
     return response
 
 

@@ -13,18 +13,12 @@ from sqlalchemy import select
 from docket.errors import InputError
 from docket.review.assign import open_load
 from docket.review.item import item_view
-from docket.review.listing import next_task, queue_view
+from docket.review.listing import QueueQuery, next_task, queue_view
 from docket.review.models import Reviewer
-from docket.review.stats import review_stats
+from docket.review.stats import by_job, job_counts, review_stats
 from docket.review.web.app import respond
-from docket.review.web.security import (
-    Viewer,
-    current_viewer,
-    require_admin,
-    require_viewer,
-    wants_json,
-)
 from docket.store.base import Store
+from docket.web import Viewer, WebKit, require_admin, wants_json
 
 router = APIRouter()
 
@@ -40,10 +34,12 @@ def page(path: str) -> Callable:
     return register
 
 
+def _kit(request: Request) -> WebKit:
+    return request.app.state.kit
+
+
 def _viewer(request: Request) -> Viewer:
-    viewer = require_viewer(request)
-    request.state.viewer = viewer
-    return viewer
+    return _kit(request).require(request)
 
 
 def _store(request: Request) -> Store:
@@ -66,25 +62,56 @@ def home(request: Request) -> Response:
     return RedirectResponse("/queue", status_code=303)
 
 
+def login_form(
+    request: Request, error: str = "", status: int = 200, target: str | None = None
+) -> Response:
+    """The login form with a fresh login nonce (its cookie is set on the answer)."""
+    kit, nonce = _kit(request), WebKit.new_login_nonce()
+    target = target or request.query_params.get("next", "/queue")
+    data = {"next": target, "error": error, "nonce": nonce}
+    response = respond(request, "login.html", data, status=status)
+    kit.set_login_nonce(response, request, nonce)
+    return response
+
+
 @router.get("/login", include_in_schema=False)
 def login_page(request: Request) -> Response:
     """The login form: paste the token from ``docket review add-reviewer``."""
-    if current_viewer(request) is not None and not wants_json(request):
+    if _kit(request).viewer(request) is not None and not wants_json(request):
         return RedirectResponse("/queue", status_code=303)
-    data = {"next": request.query_params.get("next", "/queue"), "error": ""}
-    return respond(request, "login.html", data)
+    return login_form(request)
 
 
 @page("/queue")
 def queue(request: Request) -> Response:
     """Tasks for the logged-in reviewer, with counts per status and filters."""
     viewer = _viewer(request)
-    job = request.query_params.get("job") or None
-    status = request.query_params.get("status") or "todo"
+    params = request.query_params
+    query = QueueQuery(
+        job=params.get("job") or None,
+        status=params.get("status") or "todo",
+        reviewer=params.get("reviewer") or None,
+        disagreement=params.get("disagreement") or None,
+        search=params.get("q") or None,
+        after=_int_param(request, "after"),
+        before=_int_param(request, "before"),
+    )
     with _store(request).session() as session:
-        data = queue_view(session, session.get(Reviewer, viewer.id), job=job, status=status)
+        data = queue_view(session, session.get(Reviewer, viewer.id), query)
     data["saved"] = _int_param(request, "saved")
+    data["links"] = _page_links(data)
     return respond(request, "queue.html", data, viewer=viewer)
+
+
+def _page_links(data: dict[str, Any]) -> dict[str, Any]:
+    """Query strings of the older/newer pages and of each status, keeping the filters."""
+    filters = {("q" if k == "search" else k): v for k, v in data["filters"].items() if v}
+    after, before = data["next_after"], data["prev_before"]
+    return {
+        "next": urlencode({**filters, "after": after}) if after is not None else "",
+        "prev": urlencode({**filters, "before": before}) if before is not None else "",
+        "status": {s: urlencode({**filters, "status": s}) for s in data["statuses"]},
+    }
 
 
 @page("/tasks/{task_id:int}")
@@ -133,7 +160,7 @@ def admin_page(request: Request) -> Response:
     with _store(request).session() as session:
         load = open_load(session)
         reviewers = [_reviewer_row(r, load[r.id]) for r in session.scalars(select(Reviewer))]
-        jobs = review_stats(session)["by_job"]
+        jobs = by_job(job_counts(session))
     return respond(request, "admin.html", {"reviewers": reviewers, "jobs": jobs}, viewer=viewer)
 
 

@@ -3,7 +3,8 @@
 ``POST /v1/verify`` returns all rule results; ``POST /v1/verify/stream`` sends each rule's
 result as a Server-Sent Event as soon as it is known (``fmt`` results within
 milliseconds), then the verdict. Every ``/v1`` route needs ``Authorization: Bearer
-<token>``. The OpenAPI schema is at ``/openapi.json``, interactive docs at ``/docs``.
+<token>``. The OpenAPI schema is at ``/openapi.json``. Authentication, limits, headers
+and the error shape are the web kit's (:mod:`docket.web`).
 
 No request crashes the server: timeouts and model failures are needs_review results,
 user errors are 4xx JSON, anything else a 500 JSON while the server keeps running.
@@ -11,15 +12,16 @@ user errors are 4xx JSON, anything else a 500 JSON while the server keeps runnin
 
 from __future__ import annotations
 
-import logging
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, HTTPException, Request
-from fastapi.responses import JSONResponse
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi import Depends, FastAPI, Request
+from fastapi.security import HTTPBearer
 from pydantic import BaseModel
+from sqlalchemy import select
 from sse_starlette.sse import EventSourceResponse
 
+from docket.adherence.models import VerificationResult, VerificationRun
+from docket.adherence.verify import Submission, Verifier
 from docket.adherence.verify.history import RateRow, feedback_stats, record_feedback
 from docket.adherence.verify.service import (
     FeedbackRequest,
@@ -29,31 +31,49 @@ from docket.adherence.verify.service import (
     verify_and_save,
 )
 from docket.adherence.verify.verdict import Verdict
-from docket.adherence.verify.verifier import Submission, Verifier
-from docket.adherence.web_auth import Authenticator, Caller
-from docket.errors import InputError, UserError
+from docket.adherence.web.tokens import APP, VerifyTokens
+from docket.errors import InputError
 from docket.store.base import Store
 from docket.version import __version__
+from docket.web import Forbidden, HttpError, Viewer, WebKit, WebSettings, create_web_app
 
-log = logging.getLogger(__name__)
 DEFAULT_MAX_CHARS = 1_000_000
+# A submission of 1,000,000 characters is up to ~4 MB of UTF-8, plus JSON quoting.
+DEFAULT_SETTINGS = WebSettings(max_body_bytes=8 * 1024 * 1024)
 
+# Only documents the scheme in OpenAPI; the kit checks the token.
 bearer = HTTPBearer(
     auto_error=False, description="a token given with --token or made by `docket verify token add`"
 )
 
 
-def require_token(
-    request: Request, credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer)]
-) -> Caller:
-    """The caller behind the bearer token; 401 without a valid one."""
-    auth: Authenticator = request.app.state.auth
-    name = auth.token_owner(credentials.credentials) if credentials else None
-    if name is None:
-        raise HTTPException(
-            401, "missing or invalid bearer token", headers={"WWW-Authenticate": "Bearer"}
+def require_token(request: Request, _scheme: Annotated[Any, Depends(bearer)]) -> Viewer:
+    """The caller behind the bearer token; 401 without a valid one (cookies do not count)."""
+    kit: WebKit = request.app.state.kit
+    return kit.require(request, cookie=False)
+
+
+def check_feedback_owner(store: Store, result_id: str, viewer: Viewer) -> None:
+    """Refuse (403) feedback on another user's result unless the caller is an admin."""
+    if viewer.is_admin:
+        return
+    with store.session() as session:
+        query = (
+            select(VerificationRun.annotator)
+            .join(VerificationResult, VerificationResult.run_id == VerificationRun.id)
+            .where(VerificationResult.id == result_id)
         )
-    return Caller(name)
+        owner = session.scalars(query).first()
+    if owner is not None and owner != viewer.name:
+        raise Forbidden("this result belongs to another user", "answer flags on your own results")
+
+
+def save_feedback(store: Store, body: FeedbackRequest, viewer: Viewer) -> Any:
+    """Record feedback after the ownership check (see :func:`check_feedback_owner`)."""
+    check_feedback_owner(store, body.result_id, viewer)
+    return record_feedback(
+        store, body.result_id, body.action, viewer.name, body.reason, body.fixed_text
+    )
 
 
 class RuleInfo(BaseModel):
@@ -86,18 +106,20 @@ def stats_payload(store: Store) -> StatsResponse:
 def submission_of(request: VerifyRequest, max_chars: int) -> Submission:
     """Validate size and turn index; 413 / 422 on bad input."""
     if request.size() > max_chars:
-        raise HTTPException(413, f"the submission has more than {max_chars} characters of text")
+        raise HttpError(
+            413, f"the submission has more than {max_chars} characters of text", "send less text"
+        )
     try:
         return request.submission()
     except InputError as exc:
-        raise HTTPException(422, exc.one_line()) from exc
+        raise HttpError(422, exc.message, exc.hint) from exc
 
 
 def need_store(request: Request) -> Store:
     """The app's store; 503 when the server runs without one."""
     store = request.app.state.store
     if store is None:
-        raise HTTPException(503, "this server runs without a store", headers={"Retry-After": "0"})
+        raise HttpError(503, "this server runs without a store", "start the server with --db")
     return store
 
 
@@ -124,13 +146,13 @@ def _register_v1(app: FastAPI) -> None:
 
     @app.get("/v1/rules", tags=["verify"], response_model=list[RuleInfo])
     def rules(
-        request: Request, caller: Annotated[Caller, Depends(require_token)]
+        request: Request, caller: Annotated[Viewer, Depends(require_token)]
     ) -> list[RuleInfo]:
         return rule_infos(request.app.state.verifier)
 
     @app.post("/v1/verify", tags=["verify"], response_model=Verdict)
     async def verify(
-        body: VerifyRequest, request: Request, caller: Annotated[Caller, Depends(require_token)]
+        body: VerifyRequest, request: Request, caller: Annotated[Viewer, Depends(require_token)]
     ) -> Verdict:
         """Check a submission against every applicable rule; return all results at once."""
         submission = submission_of(body, request.app.state.max_chars)
@@ -148,24 +170,21 @@ def _register_v1(app: FastAPI) -> None:
         },
     )
     async def verify_stream(
-        body: VerifyRequest, request: Request, caller: Annotated[Caller, Depends(require_token)]
+        body: VerifyRequest, request: Request, caller: Annotated[Viewer, Depends(require_token)]
     ):  # type: ignore[no-untyped-def]
         """Stream each rule's result as a Server-Sent Event as soon as it is known."""
         return stream_verdict(body, request, "api", caller.name)
 
     @app.post("/v1/feedback", tags=["feedback"])
     def feedback(
-        body: FeedbackRequest, request: Request, caller: Annotated[Caller, Depends(require_token)]
+        body: FeedbackRequest, request: Request, caller: Annotated[Viewer, Depends(require_token)]
     ) -> dict[str, Any]:
         """Record an annotator's response to a flag: accepted (and fixed) or dismissed."""
-        store = need_store(request)
-        row = record_feedback(
-            store, body.result_id, body.action, caller.name, body.reason, body.fixed_text
-        )
+        row = save_feedback(need_store(request), body, caller)
         return {"id": row.id, "result_id": row.result_id, "action": row.action}
 
     @app.get("/v1/stats", tags=["feedback"], response_model=StatsResponse)
-    def stats(request: Request, caller: Annotated[Caller, Depends(require_token)]) -> StatsResponse:
+    def stats(request: Request, caller: Annotated[Viewer, Depends(require_token)]) -> StatsResponse:
         """Accepted-and-fixed rate per rule and tier."""
         return stats_payload(need_store(request))
 
@@ -180,24 +199,14 @@ def rule_infos(verifier: Verifier) -> list[RuleInfo]:
     ]
 
 
-def _register_errors(app: FastAPI) -> None:
-    @app.exception_handler(UserError)
-    async def user_error(request: Request, exc: UserError) -> JSONResponse:
-        return JSONResponse({"detail": exc.one_line()}, status_code=400)
-
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        log.exception("unexpected error on %s", request.url.path)
-        return JSONResponse({"detail": f"internal error: {type(exc).__name__}"}, status_code=500)
-
-
 def create_app(
     verifier: Verifier,
     *,
     store: Store | None = None,
     tokens: dict[str, str] | None = None,
+    admins: set[str] | None = None,
     max_chars: int = DEFAULT_MAX_CHARS,
-    secure_cookies: bool = False,
+    settings: WebSettings | None = None,
 ) -> FastAPI:
     """Build the API and annotator page around a verifier.
 
@@ -206,16 +215,22 @@ def create_app(
         store: where runs, results, feedback, tokens and sessions live (None: no
             persistence, no feedback, no page login).
         tokens: start-up bearer tokens mapped to their user's name.
+        admins: user names that may answer flags on anyone's results.
         max_chars: largest submission accepted (characters of text), else 413.
-        secure_cookies: mark the session cookie Secure (serve behind HTTPS).
+        settings: the web kit's limits and policy (default: :data:`DEFAULT_SETTINGS`).
     """
-    from docket.adherence.page import register_page
+    from docket.adherence.web.page import STATIC, register_page
 
-    app = FastAPI(title="docket verify", version=__version__, description=__doc__)
-    app.state.verifier, app.state.store, app.state.max_chars = verifier, store, max_chars
-    app.state.auth = Authenticator(store, tokens)
-    app.state.secure_cookies = secure_cookies
+    kit = WebKit(APP, store, VerifyTokens(tokens, admins), settings or DEFAULT_SETTINGS)
+    app = create_web_app(
+        kit,
+        title="docket verify",
+        static=STATIC,
+        api_docs=True,
+        version=__version__,
+        description=__doc__,
+    )
+    app.state.verifier, app.state.max_chars = verifier, max_chars
     _register_v1(app)
-    _register_errors(app)
     register_page(app)
     return app

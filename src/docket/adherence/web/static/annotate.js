@@ -30,6 +30,15 @@
     status.classList.toggle("error", Boolean(isError));
   }
 
+  // The record's named fields (scenario, ...) as typed into the page right now.
+  function currentFields() {
+    const fields = {};
+    document.querySelectorAll("textarea.record-field").forEach((area) => {
+      if (area.value.trim()) fields[area.dataset.field] = area.value;
+    });
+    return fields;
+  }
+
   function renderTurns() {
     const list = $("#turns");
     list.replaceChildren();
@@ -49,7 +58,7 @@
       body: JSON.stringify(body),
     });
     const data = await response.json().catch(() => ({}));
-    if (!response.ok) throw new Error(data.detail || response.statusText);
+    if (!response.ok) throw new Error(data.error || response.statusText);
     return data;
   }
 
@@ -89,7 +98,7 @@
     });
     if (!response.ok) {
       const data = await response.json().catch(() => ({}));
-      setStatus("Could not check: " + (data.detail || response.statusText), true);
+      setStatus("Could not check: " + (data.error || response.statusText), true);
       return;
     }
     await readEvents(response, (event, data) => {
@@ -156,6 +165,7 @@
         state.record.turns[index].text = area.value;
         renderTurns();
         markAnswered(item, "accepted and fixed");
+        state.record.fields = currentFields();
         await verify({ record: state.record, turn_index: index });
       } catch (error) { setStatus("Could not save: " + error.message, true); }
     });
@@ -215,7 +225,8 @@
     const text = $("#turn-text").value;
     if (!text.trim()) return;
     const turn = { role: $("#turn-role").value, text: text };
-    const body = { record: { id: state.record.id, turns: state.record.turns.slice(), fields: {} }, turn: turn };
+    state.record.fields = currentFields();
+    const body = { record: { id: state.record.id, turns: state.record.turns.slice(), fields: state.record.fields }, turn: turn };
     state.record.turns.push(turn);
     renderTurns();
     $("#turn-text").value = "";

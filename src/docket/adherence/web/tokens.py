@@ -1,0 +1,71 @@
+"""Who may use the verification API and page: start-up tokens and stored tokens.
+
+Tokens come from two places: the ones given when the server starts (``--token``, kept
+in memory as hashes) and the ones made with ``docket verify token add`` (only their
+SHA-256 is stored, in ``adherence_tokens``). Names given with ``--admin`` are admins:
+they may answer flags on anyone's results. Revoking a token ends its browser sessions.
+"""
+
+from __future__ import annotations
+
+import hmac
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from docket.adherence.models import ApiToken
+from docket.errors import InputError
+from docket.store.base import Store
+from docket.web import sessions
+from docket.web.tokens import Principal, new_token, sha256
+
+APP = "verify"
+TOKEN_PREFIX = "dkv_"
+
+
+class VerifyTokens:
+    """The kit's token backend for the verify app.
+
+    Args:
+        tokens: start-up tokens mapped to the name of their user.
+        admins: names with the admin role.
+    """
+
+    def __init__(self, tokens: dict[str, str] | None = None, admins: set[str] | None = None):
+        self._startup = [(sha256(token), name) for token, name in (tokens or {}).items()]
+        self.admins = frozenset(admins or ())
+
+    def owner(self, session: Session | None, token_sha256: str) -> Principal | None:
+        """The user of a valid start-up or stored (unrevoked) token, or None."""
+        name = None
+        for stored, who in self._startup:
+            if hmac.compare_digest(stored, token_sha256):
+                name = who
+        if name is None and session is not None:
+            query = select(ApiToken).where(
+                ApiToken.token_sha256 == token_sha256, ApiToken.revoked.is_(False)
+            )
+            row = session.scalars(query).first()
+            name = row.name if row is not None else None
+        return None if name is None else Principal(name, name in self.admins)
+
+
+def add_token(store: Store, name: str) -> str:
+    """Create an API token for ``name``; the plain token is returned once and never stored."""
+    if not name.strip():
+        raise InputError("a token needs a name (who uses it)", field="name")
+    token = new_token(TOKEN_PREFIX)
+    with store.session() as session:
+        session.add(ApiToken(name=name.strip(), token_sha256=sha256(token)))
+    return token
+
+
+def revoke_tokens(store: Store, name: str) -> int:
+    """Revoke every token of ``name`` and end their sessions; return how many were revoked."""
+    with store.session() as session:
+        query = select(ApiToken).where(ApiToken.name == name, ApiToken.revoked.is_(False))
+        rows = list(session.scalars(query))
+        for row in rows:
+            row.revoked = True
+            sessions.end_token_sessions(session, row.token_sha256)
+    return len(rows)
