@@ -144,7 +144,6 @@ def main() -> None:
     parser.add_argument("--samples", type=int, default=3, help="majority votes per pair")
     args = parser.parse_args()
     pairs = load_pairs(args.limit)
-    previous = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
     rows = []
     for short in args.models.split(","):
         # A response cache makes an interrupted run resume where it stopped (greedy
@@ -154,20 +153,24 @@ def main() -> None:
             result = asyncio.run(run_method(model, name, pairs, args.samples))
             rows.append({"model": short, **result})
             print_table(rows[-1:])
-        previous[short] = {
-            "pairs": len(pairs),
-            "threads": os.environ.get("DOCKET_LOCAL_THREADS", "all cores"),
-            "load_average": os.getloadavg(),
-            "methods": {
-                **previous.get(short, {}).get("methods", {}),
-                **{r["method"]: r for r in rows if r["model"] == short},
-            },
-        }
+            save(short, len(pairs), rows[-1])  # after each method: a long run keeps its work
     print()
     print_table(rows)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(previous, indent=2) + "\n")
     print(f"wrote {RESULTS}")
+
+
+def save(short: str, n_pairs: int, row: dict) -> None:
+    """Merge one method's result into the JSON file, under its model."""
+    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    entry = data.setdefault(short, {"methods": {}})
+    entry.update(
+        pairs=n_pairs,
+        threads=os.environ.get("DOCKET_LOCAL_THREADS", "all cores"),
+        load_average=os.getloadavg(),
+    )
+    entry["methods"][row["method"]] = row
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps(data, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -77,7 +77,6 @@ STANCES = {
     ),
     "neutral": "Judge the chunk impartially.",
 }
-STANCE_WORDS = {"relevant": "RELEVANT", "irrelevant": "IRRELEVANT", "neutral": "NEUTRAL"}
 
 DEBATE_FIRST = """
 Task: you are agent {agent} in a debate with {others} about whether the chunk is relevant \
@@ -87,8 +86,12 @@ to the query. Round 1.
 
 DEBATE_LATER = """
 Task: you are agent {agent} in a debate with {others} about whether the chunk is relevant \
-to the query. Round {round}. You started from the stance {stance_word}; in the last \
-round you said: {own}.
+to the query. Round {round}.
+{stance}
+Your previous turn:
+<argument>
+{own}
+</argument>
 {others_turns}
 Answer the other agents' specific claims: say which of them are right and which are \
 wrong, citing the chunk's sentences. Keep your label only if the chunk supports it; if \
@@ -207,13 +210,6 @@ def render_turn(turn: Mapping[str, Any], sentences: Sequence[str]) -> str:
     )
 
 
-def own_position(turn: Mapping[str, Any]) -> str:
-    """An agent's previous label and cited ids, without its words (see debate_request)."""
-    cited = ", ".join(f"S{i}" for i in parse_evidence_ids(turn.get("evidence", ())))
-    label = LABEL_TEXT.get(turn.get("label"), "unparsed")
-    return f"{label}, citing {cited}" if cited else f"{label}, citing no sentence"
-
-
 def debate_request(
     shared: str,
     agent: str,
@@ -225,11 +221,12 @@ def debate_request(
     max_tokens: int,
     temperature: float,
 ) -> Request:
-    """One agent's turn: the shared block, then its stance and, after round 1, the other
-    agents' turns of the previous round.
+    """One agent's turn: the shared block, then its stance and, after round 1, the
+    previous round: its own turn and every other agent's.
 
-    An agent sees its own previous label and cited ids but not its own words: small models
-    shown their own reasoning copy it word for word instead of answering the other side.
+    Measured on the embedded 0.5B model (docs/design.md): shown only the other side's
+    turn, an agent copied it and every debate ended in the other side's label; shown both,
+    agents hold or concede by pair, so some debates agree and some go to a human.
     """
     names = " and ".join(f"agent {name}" for name in others)
     # The total number of rounds stays out of the prompt: round 1 is then the same request
@@ -247,8 +244,8 @@ def debate_request(
             agent=agent,
             others=names,
             round=round_no,
-            stance_word=STANCE_WORDS[stance],
-            own=own_position(previous[agent]),
+            stance=STANCES[stance],
+            own=render_turn(previous[agent], sentences),
             others_turns=others_turns,
             reply=REPLY_JSON,
         )
