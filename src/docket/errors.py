@@ -6,13 +6,16 @@ Every error docket raises on purpose derives from :class:`DocketError`::
     ├── UserError                 bad input or configuration; the CLI prints one line, exit 2
     │   ├── InputError            a malformed input record (file, line, field)
     │   ├── ConfigError           an invalid setting or model name
-    │   └── MissingDependencyError an optional extra is not installed (names the install command)
+    │   ├── MissingDependencyError an optional extra is not installed (names the install command)
+    │   └── StoreError            the database refused (missing directory, read-only, full
+    │                             disk, not SQLite, newer schema): the hint names the fix
     ├── ModelError                an LLM call failed
     │   ├── TransientModelError   rate limit, 5xx, timeout, connection: retried by ``llm.Model``
     │   ├── ModelTimeoutError     a call ran past the caller's per-call deadline (not retried)
+    │   ├── RequestRefusedError   the server refused this one request (HTTP 400, 413, 422):
+    │   │                         the pair fails, the job goes on
     │   └── ModelUnavailableError retries exhausted or a permanent failure
     ├── ParseError                a model reply could not be parsed (never becomes a label)
-    ├── StoreError                the database refused or is inconsistent
     └── ReviewError               a refused review action (closed task, foreign task, ...)
 
 User-facing errors carry a ``hint`` telling the user how to fix the problem.
@@ -86,6 +89,14 @@ class ModelTimeoutError(ModelError):
     """A call exceeded the per-call deadline its caller set (time waiting for a slot excluded)."""
 
 
+class RequestRefusedError(ModelError):
+    """The server refused one request for what it contains (e.g. the context is too long).
+
+    Retrying the same request cannot help, but other requests may succeed: a judging job
+    records the pair as failed with this message and goes on.
+    """
+
+
 class ModelUnavailableError(ModelError, UserError):
     """The model could not be reached or kept failing after all retries."""
 
@@ -98,8 +109,8 @@ class ParseError(DocketError):
         self.raw = raw
 
 
-class StoreError(DocketError):
-    """The database refused an operation or holds inconsistent data."""
+class StoreError(UserError):
+    """The database cannot be used as asked; the hint says how to fix it."""
 
 
 class ReviewError(UserError):

@@ -11,13 +11,20 @@ from rich.console import Console
 from docket.config import Settings
 from docket.llm import Model, RetryPolicy
 from docket.llm.cache import ResponseCache
+from docket.llm.provider import parse_model_name
+from docket.store.base import display_url
 
 console = Console(stderr=True)
 out = Console()
 
 
 def model_factory(settings: Settings) -> Callable[[str | None], Model]:
-    """Return get_model(name): one shared Model per name, all with the same cache."""
+    """Return get_model(name): one shared Model per name, all with the same cache.
+
+    Each Model keeps at most ``settings.max_in_flight`` calls in flight (a
+    ``?max_in_flight=N`` in a model's name wins for that model; neither given: the
+    provider's default) and gives each HTTP request ``settings.timeout`` seconds.
+    """
     cache = None if settings.cache == "off" else ResponseCache(settings.cache)
     retry = RetryPolicy(max_retries=settings.max_retries)
     models: dict[str, Model] = {}
@@ -25,10 +32,32 @@ def model_factory(settings: Settings) -> Callable[[str | None], Model]:
     def get_model(name: str | None = None) -> Model:
         key = name or settings.model
         if key not in models:
-            models[key] = Model(key, cache=cache, retry=retry)
+            models[key] = Model(
+                key,
+                cache=cache,
+                retry=retry,
+                max_concurrency=settings.max_in_flight,
+                request_timeout_s=settings.timeout,
+            )
         return models[key]
 
     return get_model
+
+
+def pairs_at_once(settings: Settings, get_model: Callable[[str | None], Model]) -> int:
+    """``--concurrency`` if the user set it, else as many pairs as the model has calls in flight.
+
+    So a served model (64 calls in flight) is kept busy without tuning, and the embedded
+    model (1) judges one pair at a time, finishing pairs in order.
+    """
+    if "concurrency" in settings.model_fields_set:
+        return settings.concurrency
+    return get_model(None).max_concurrency
+
+
+def canonical_model(name: str) -> str:
+    """The model name without its call parameters (what a job records)."""
+    return parse_model_name(name).name
 
 
 @contextmanager
@@ -38,7 +67,7 @@ def resumable(db: str) -> Iterator[None]:
         yield
     except KeyboardInterrupt:
         console.print(
-            f"[yellow]interrupted[/yellow]: every finished pair is saved in {db}; "
+            f"[yellow]interrupted[/yellow]: every finished pair is saved in {display_url(db)}; "
             "run the same command again to resume",
             soft_wrap=True,
         )

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from docket.cli.common import console, model_factory, out, resumable
+from docket.cli.common import console, model_factory, out, pairs_at_once, resumable
 from docket.cli.ir_common import (
     GradesOpt,
     MoreRuns,
@@ -131,9 +131,9 @@ def _make_judge(
 
     settings = load_settings(model=model, concurrency=concurrency, cache=cache)
     options = JudgeOptions.checked(method=method, rounds=rounds, adjudicator=adjudicator)
-    return build_judge(options, model_factory(settings)), settings.model_copy(
-        update={"db": db or settings.db}
-    )
+    get_model = model_factory(settings)
+    update = {"db": db or settings.db, "concurrency": pairs_at_once(settings, get_model)}
+    return build_judge(options, get_model), settings.model_copy(update=update)
 
 
 def _judge_in_store(

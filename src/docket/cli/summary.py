@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from itertools import islice
 
 from rich.table import Table
 
@@ -11,6 +12,8 @@ from docket.cli.common import out
 from docket.relevance.types import Judgment, Pair
 
 LABEL_NAMES = {1: "relevant", 0: "irrelevant", None: "-"}
+MAX_ROWS = 50
+"""Pairs shown one per row; a larger job is summarised by the totals (export has all)."""
 
 
 def _label_text(judgment: Judgment) -> str:
@@ -22,12 +25,15 @@ def _label_text(judgment: Judgment) -> str:
 
 def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
     """One row per pair: label, how it was decided, rounds, calls, tokens."""
-    table = Table(title=title)
+    shown = list(islice(results, MAX_ROWS + 1))
+    more = len(results) - MAX_ROWS if len(shown) > MAX_ROWS else 0
+    caption = f"the first {MAX_ROWS} pairs; {more} more in docket export" if more else None
+    table = Table(title=title, caption=caption)
     for column in ("qid", "docid", "label", "decided by", "rounds", "LLM calls", "tokens"):
         table.add_column(
             column, justify="right" if column in ("rounds", "LLM calls", "tokens") else "left"
         )
-    for pair, judgment in results:
+    for pair, judgment in shown[:MAX_ROWS]:
         usage = judgment.usage
         table.add_row(
             pair.qid,
@@ -49,11 +55,12 @@ def totals_table(results: Sequence[tuple[Pair, Judgment]]) -> Table:
         j.usage.get("prompt_tokens", 0) + j.usage.get("completion_tokens", 0) for _, j in results
     )
     parse_failures = sum(j.parse_failures for _, j in results)
+    retries = sum(j.usage.get("retries", 0) for _, j in results)
     table = Table(title="totals")
     table.add_column("pairs", justify="right")
     for name in sorted(decided):
         table.add_column(name, justify="right")
-    for column in ("LLM calls", "tokens", "parse failures"):
+    for column in ("LLM calls", "tokens", "parse failures", "retries"):
         table.add_column(column, justify="right")
     table.add_row(
         str(len(results)),
@@ -61,6 +68,7 @@ def totals_table(results: Sequence[tuple[Pair, Judgment]]) -> Table:
         str(calls),
         str(tokens),
         str(parse_failures),
+        str(retries),
     )
     return table
 

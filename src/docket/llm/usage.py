@@ -35,6 +35,7 @@ class Usage:
             self.cache_hits += 1
             return
         self.calls += 1
+        self.retries += completion.retries
         self.prompt_tokens += completion.prompt_tokens
         self.completion_tokens += completion.completion_tokens
         self.cached_prompt_tokens += completion.cached_prompt_tokens

@@ -64,6 +64,7 @@ class SingleJudge:
     """
 
     method = "single"
+    batch_step = False  # finalize is the identity: the runner skips it
 
     def __init__(self, options: JudgeOptions, model: Model) -> None:
         self.options = options
@@ -114,6 +115,7 @@ class MajorityJudge:
     """
 
     method = "majority"
+    batch_step = False  # finalize is the identity: the runner skips it
 
     def __init__(self, options: JudgeOptions, model: Model) -> None:
         self.options = options

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select, tuple_
 from sqlalchemy.orm import Session
 
 from docket.errors import ConfigError
@@ -48,6 +49,66 @@ def finished_keys(session: Session, job: str) -> set[tuple[str, str]]:
         select(JudgmentRecord.qid, JudgmentRecord.docid).where(JudgmentRecord.job == job)
     )
     return {(qid, docid) for qid, docid in rows}
+
+
+def existing_keys(session: Session, job: str, keys: Sequence[tuple[str, str]]) -> set:
+    """Which of ``keys`` already have a judgment in ``job``."""
+    if not keys:
+        return set()
+    rows = session.execute(
+        select(JudgmentRecord.qid, JudgmentRecord.docid).where(
+            JudgmentRecord.job == job,
+            tuple_(JudgmentRecord.qid, JudgmentRecord.docid).in_(list(keys)),
+        )
+    )
+    return {tuple(row) for row in rows}
+
+
+def add_judgments(session: Session, job: str, results: Sequence[tuple[Pair, Judgment]]) -> int:
+    """Insert the judgments of pairs that have none yet, in one statement; return how many.
+
+    A pair that another worker saved meanwhile keeps the first judgment (both are equally
+    valid, and the first one is what a reader may already have seen).
+    """
+    present = existing_keys(session, job, [pair.key for pair, _ in results])
+    records = []
+    for pair, judgment in results:
+        if pair.key in present:
+            continue
+        present.add(pair.key)
+        record = JudgmentRecord(job=job, qid=pair.qid, docid=pair.docid)
+        record.query, record.text, record.gold = pair.query, pair.text, pair.label
+        _copy_judgment(record, judgment)
+        records.append(record)
+    session.add_all(records)
+    return len(records)
+
+
+def count_judgments(session: Session, job: str) -> int:
+    """How many pairs of ``job`` have a judgment."""
+    stmt = select(func.count()).select_from(JudgmentRecord).where(JudgmentRecord.job == job)
+    return session.scalar(stmt) or 0
+
+
+def iter_judgments(
+    session: Session, job: str, *, escalated_only: bool = False, batch: int = 1000
+) -> Iterator[JudgmentRecord]:
+    """The records of ``job`` in a stable order, read in batches (constant memory)."""
+    stmt = select(JudgmentRecord).where(JudgmentRecord.job == job)
+    if escalated_only:
+        stmt = stmt.where(JudgmentRecord.decided_by == "escalated")
+    last = 0
+    while True:
+        chunk = list(
+            session.scalars(
+                stmt.where(JudgmentRecord.id > last).order_by(JudgmentRecord.id).limit(batch)
+            )
+        )
+        if not chunk:
+            return
+        yield from chunk
+        last = chunk[-1].id
+        session.expunge_all()
 
 
 def save_judgment(session: Session, job: str, pair: Pair, judgment: Judgment) -> JudgmentRecord:
