@@ -11,10 +11,13 @@ Every error docket raises on purpose derives from :class:`DocketError`::
     │                             disk, not SQLite, newer schema): the hint names the fix
     ├── ModelError                an LLM call failed
     │   ├── TransientModelError   rate limit, 5xx, timeout, connection: retried by ``llm.Model``
+    │   │   └── MalformedReplyError a 200 reply that is no chat completion (HTML page, bad JSON)
     │   ├── ModelTimeoutError     a call ran past the caller's per-call deadline (not retried)
     │   ├── RequestRefusedError   the server refused this one request (HTTP 400, 413, 422):
     │   │                         the pair fails, the job goes on
     │   └── ModelUnavailableError retries exhausted or a permanent failure
+    │       └── UnreadableReplyError every retry got a malformed reply: the call counts as
+    │                             unparsed (the pair is escalated), the job goes on
     ├── ParseError                a model reply could not be parsed (never becomes a label)
     └── ReviewError               a refused review action (closed task, foreign task, ...)
 
@@ -85,6 +88,10 @@ class TransientModelError(ModelError):
     """A failure worth retrying: rate limit, server error, timeout, lost connection."""
 
 
+class MalformedReplyError(TransientModelError):
+    """A 200 reply that is not a chat completion (invalid JSON, an HTML page, no choices)."""
+
+
 class ModelTimeoutError(ModelError):
     """A call exceeded the per-call deadline its caller set (time waiting for a slot excluded)."""
 
@@ -99,6 +106,14 @@ class RequestRefusedError(ModelError):
 
 class ModelUnavailableError(ModelError, UserError):
     """The model could not be reached or kept failing after all retries."""
+
+
+class UnreadableReplyError(ModelUnavailableError):
+    """Every attempt of a call got a malformed reply.
+
+    :meth:`docket.llm.Model.generate_parsed` turns it into an unparsed reply, so the item is
+    escalated rather than labelled, and a job goes on.
+    """
 
 
 class ParseError(DocketError):

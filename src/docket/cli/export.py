@@ -11,6 +11,7 @@ from docket.cli.common import out
 from docket.config import load_settings
 from docket.errors import ConfigError
 from docket.store import open_store
+from docket.store.claims import failed_pairs
 from docket.store.export import export_rows, jsonl_lines, qrels_lines, write_atomically
 from docket.store.tables import Job
 
@@ -38,3 +39,6 @@ def export(
     lines = qrels_lines(rows) if fmt == "qrels" else jsonl_lines(rows)
     count = write_atomically(output, lines)
     out.print(f"wrote {count} {fmt} lines to {output}")
+    with store.session() as session:
+        if failed := failed_pairs(session, job):
+            out.print(f"{len(failed)} failed pairs not exported (rerun judge with --retry-failed)")

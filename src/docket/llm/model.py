@@ -14,10 +14,12 @@ from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from docket.errors import (
+    MalformedReplyError,
     ModelTimeoutError,
     ModelUnavailableError,
     ParseError,
     TransientModelError,
+    UnreadableReplyError,
 )
 from docket.llm.cache import ResponseCache
 from docket.llm.provider import Provider, create_provider, parse_model_name
@@ -144,7 +146,12 @@ class Model:
                 if attempt == self.retry.max_retries:
                     self.usage.failures += 1
                     self.usage.retries += attempt
-                    raise ModelUnavailableError(
+                    error = (
+                        UnreadableReplyError
+                        if isinstance(exc, MalformedReplyError)
+                        else ModelUnavailableError
+                    )
+                    raise error(
                         f"model '{self.name}' failed after {attempt + 1} attempts: {exc}",
                         hint="check that the server is running and reachable, or retry later",
                     ) from exc
@@ -175,8 +182,14 @@ class Model:
 
         ``parse`` raises :class:`ParseError` (or ValueError) for unusable text. A reply that
         fails twice comes back with ``value=None`` and its raw texts; it is never a label.
+        A call whose every retry got a malformed HTTP reply comes back the same way (its
+        raw text says so), without a re-ask: the retries already asked again.
         """
-        first = await self.generate(request, timeout_s=timeout_s)
+        try:
+            first = await self.generate(request, timeout_s=timeout_s)
+        except UnreadableReplyError as exc:
+            self.usage.parse_failures += 1
+            return Parsed(None, (f"(unreadable reply: {exc.message})",), (), error=exc.message)
         try:
             return Parsed(parse(first.text), (first.text,), (first,))
         except (ParseError, ValueError) as exc:
@@ -190,7 +203,12 @@ class Model:
                 Message("user", REASK_TEMPLATE.format(error=error)),
             ),
         )
-        second = await self.generate(reask, timeout_s=timeout_s)
+        try:
+            second = await self.generate(reask, timeout_s=timeout_s)
+        except UnreadableReplyError as exc:
+            self.usage.parse_failures += 1
+            raw = (first.text, f"(unreadable reply: {exc.message})")
+            return Parsed(None, raw, (first,), error=exc.message)
         try:
             return Parsed(parse(second.text), (first.text, second.text), (first, second))
         except (ParseError, ValueError) as exc:

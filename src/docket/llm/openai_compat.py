@@ -10,7 +10,8 @@ docket errors as the SDK's did; retries live once, in ``Model``:
 
 * timeouts, lost connections, 408, 409, 429 and 5xx: :class:`TransientModelError`;
 * a 200 reply that is not a chat completion (invalid JSON, an HTML proxy page, no
-  ``choices``): :class:`TransientModelError` too, since proxies produce them in passing;
+  ``choices``): :class:`MalformedReplyError`, transient too, since proxies produce them
+  in passing; if every retry gets one, the call counts as unparsed;
 * 400, 413 and 422 (this request is refused, e.g. the context is too long):
   :class:`RequestRefusedError`; the job records the pair as failed and goes on;
 * any other status (401, 403, 404: wrong key, URL or model): :class:`ModelUnavailableError`.
@@ -28,6 +29,7 @@ from urllib.parse import urlparse
 
 from docket.errors import (
     ConfigError,
+    MalformedReplyError,
     ModelUnavailableError,
     RequestRefusedError,
     TransientModelError,
@@ -157,10 +159,10 @@ def _body(response: Any) -> dict[str, Any]:
         body = response.json()
     except ValueError as exc:
         start = " ".join(response.text.split())[:80]
-        raise TransientModelError(f"reply is not JSON: {start!r}") from exc
+        raise MalformedReplyError(f"reply is not JSON: {start!r}") from exc
     choices = body.get("choices") if isinstance(body, dict) else None
     if not choices or not isinstance(choices[0], dict) or "message" not in choices[0]:
-        raise TransientModelError(f"reply has no choices: {str(body)[:80]!r}")
+        raise MalformedReplyError(f"reply has no choices: {str(body)[:80]!r}")
     return body
 
 

@@ -95,8 +95,10 @@ async def run_judge_job(
         heartbeat.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await heartbeat
-        writer.flush()
-        claimer.release()
+        try:
+            writer.flush()
+        finally:
+            claimer.release()
     return JobOutcome(
         tally.judged, tally.skipped, tally.failed, tally.failed_before, tally.busy, error
     )

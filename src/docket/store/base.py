@@ -185,7 +185,8 @@ def open_store(db: str | Path = "docket.db") -> Store:
     engine = create_engine(url, future=True)
     writes = None
     if engine.dialect.name == "sqlite":
-        check_sqlite_path(Path(engine.url.database or ""), label)
+        if not engine.url.query.get("uri"):  # a file: URI (e.g. mode=ro) is taken as given
+            check_sqlite_path(Path(engine.url.database or ""), label)
         event.listen(engine, "connect", _sqlite_connect)
         event.listen(engine, "begin", _sqlite_begin)
         writes = sessionmaker(
