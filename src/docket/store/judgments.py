@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import func, select, tuple_
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from docket.errors import ConfigError
@@ -31,9 +32,14 @@ def upsert_job(
             source=source,
             docket_version=__version__,
         )
-        session.add(job)
-        session.flush()
-        return job
+        try:
+            with session.begin_nested():  # two workers may start the same job at once
+                session.add(job)
+            return job
+        except IntegrityError:
+            job = session.get(Job, name, populate_existing=True)
+    if job is None:
+        raise ConfigError(f"job '{name}' could not be created", hint="run the command again")
     if (job.method, job.model, job.options) != (method, model, options):
         raise ConfigError(
             f"job '{name}' already exists with method={job.method}, model={job.model}, "
