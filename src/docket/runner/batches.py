@@ -74,7 +74,7 @@ class Claimer:
         if not chunk:
             return []
         keys = [pair.key for pair in chunk]
-        with self.store.write_session() as session:
+        with self.store.session() as session:
             held = claim(
                 session, self.job, keys, self.owner,
                 lease_s=self.lease_s, retry_failed=self.retry_failed,
@@ -88,12 +88,12 @@ class Claimer:
 
     def renew(self) -> None:
         """Extend this worker's leases (called periodically while calls run)."""
-        with self.store.write_session() as session:
+        with self.store.session() as session:
             renew(session, self.job, self.owner, self.lease_s)
 
     def release(self) -> None:
         """Let go of every pair still claimed (a stopped run); others may take them."""
-        with self.store.write_session() as session:
+        with self.store.session() as session:
             release(session, self.job, self.owner)
 
 
@@ -126,7 +126,7 @@ class Writer:
             return
         results, failures = self.results, self.failures
         self.results, self.failures = [], []
-        with self.store.write_session() as session:
+        with self.store.session() as session:
             add_judgments(session, self.job, results)
             drop(session, self.job, [pair.key for pair, _ in results], self.owner)
             mark_failed(session, self.job, failures)

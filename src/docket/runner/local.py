@@ -107,7 +107,7 @@ async def run_judge_job(
 def _claimer(
     store: Store, job: str, owner: str, batch: int, tally: Tally, retry: bool, lease_s: float
 ) -> Claimer:
-    with store.session() as session:
+    with store.read_session() as session:
         done = finished_keys(session, job)
         failed = {(q, d) for q, d, _ in failed_pairs(session, job)}
     return Claimer(store, job, owner, batch, done, failed, tally, retry, lease_s)
@@ -156,7 +156,7 @@ def finalize_job(store: Store, job: str, judge: Judge) -> None:
     """
     if not getattr(judge, "batch_step", True):
         return
-    with store.write_session() as session:
+    with store.session() as session:
         records = load_judgments(session, job)
         pairs = [pair_from_record(r) for r in records]
         before = [judgment_from_record(r) for r in records]

@@ -29,7 +29,7 @@ class StoredResults:
     escalated_only: bool = False
 
     def __iter__(self) -> Iterator[tuple[Pair, Judgment]]:
-        with self.store.session() as session:
+        with self.store.read_session() as session:
             for record in iter_judgments(session, self.job, escalated_only=self.escalated_only):
                 if self.keys is None or (record.qid, record.docid) in self.keys:
                     yield pair_from_record(record), judgment_from_record(record)
@@ -40,7 +40,7 @@ class StoredResults:
         )
         if self.escalated_only:
             stmt = stmt.where(JudgmentRecord.decided_by == "escalated")
-        with self.store.session() as session:
+        with self.store.read_session() as session:
             rows = session.execute(stmt)
             return sum(1 for q, d in rows if self.keys is None or (q, d) in self.keys)
 

@@ -66,16 +66,17 @@ def display_url(db: str | Path) -> str:
 
 @dataclass
 class Store:
-    """An opened database: engine plus session factory.
+    """An opened database: engine plus session factories.
 
-    ``session()`` is for reads and ordinary writes; ``write_session()`` takes the write lock
-    up front on SQLite (``BEGIN IMMEDIATE``), so a transaction that reads and then writes
-    (a claim) cannot fail half-way when another process wrote meanwhile.
+    ``session()`` may read and write. On SQLite it takes the write lock up front (``BEGIN
+    IMMEDIATE``), so a transaction that reads and then writes (a claim, a new job) waits
+    for another process's writer instead of failing half-way with "database is locked".
+    ``read_session()`` only reads and never blocks writers (use it for long reads).
     """
 
     engine: Engine
     sessions: sessionmaker[Session]
-    writes: sessionmaker[Session] | None = None
+    reads: sessionmaker[Session] | None = None
     label: str = ""
 
     @contextmanager
@@ -85,9 +86,9 @@ class Store:
             yield session
 
     @contextmanager
-    def write_session(self) -> Iterator[Session]:
-        """A session that holds the write lock from its first statement (SQLite)."""
-        with self._transaction(self.writes or self.sessions) as session:
+    def read_session(self) -> Iterator[Session]:
+        """A session for reading only (no write lock on SQLite)."""
+        with self._transaction(self.reads or self.sessions) as session:
             yield session
 
     @contextmanager
@@ -183,13 +184,13 @@ def open_store(db: str | Path = "docket.db") -> Store:
     url = to_url(db)
     label = f"'{display_url(db)}'"
     engine = create_engine(url, future=True)
-    writes = None
+    sessions = reads = sessionmaker(engine, expire_on_commit=False)
     if engine.dialect.name == "sqlite":
         if not engine.url.query.get("uri"):  # a file: URI (e.g. mode=ro) is taken as given
             check_sqlite_path(Path(engine.url.database or ""), label)
         event.listen(engine, "connect", _sqlite_connect)
         event.listen(engine, "begin", _sqlite_begin)
-        writes = sessionmaker(
+        sessions = sessionmaker(
             engine.execution_options(sqlite_immediate=True), expire_on_commit=False
         )
     for module in TABLE_MODULES:
@@ -202,7 +203,7 @@ def open_store(db: str | Path = "docket.db") -> Store:
         raise StoreError(
             f"cannot open database {label}: {_first_line(exc)}", hint="check the --db setting"
         ) from exc
-    return Store(engine, sessionmaker(engine, expire_on_commit=False), writes, label)
+    return Store(engine, sessions, reads, label)
 
 
 def _first_line(exc: DBAPIError) -> str:
