@@ -479,9 +479,10 @@ def test_openai_client_is_remade_for_a_new_event_loop() -> None:
     provider = OpenAICompatibleProvider(name="n", model="m", base_url="http://127.0.0.1:1/v1")
 
     async def twice() -> tuple:
-        return provider._get_client(), provider._get_client()
+        return await provider._get_client(), await provider._get_client()
 
     first_a, first_b = asyncio.run(twice())
     second_a, _ = asyncio.run(twice())
     assert first_a is first_b  # one client per loop
     assert second_a is not first_a  # its pool belonged to a closed loop
+    assert first_a.closed  # closed when its loop shut down: no "unclosed session" error

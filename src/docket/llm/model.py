@@ -122,7 +122,7 @@ class Model:
         spent queueing behind other calls (one slot for the embedded model) does not count;
         a call past it raises :class:`ModelTimeoutError` and is not retried.
         """
-        key = request.cache_key(self.name)
+        key = request.cache_key(self.name) if self.cache is not None else ""
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
             completion = replace(hit, cached=True, retries=0)
             self.usage.add_completion(self.name, completion)

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 
 from docket.relevance.types import Judgment, Pair
 from docket.store.base import Store
-from docket.store.claims import DEFAULT_LEASE_S, claim, drop, mark_failed, release, renew
-from docket.store.judgments import add_judgments, existing_keys
+from docket.store.claims import DEFAULT_LEASE_S, claim, mark_done, mark_failed, release, renew
+from docket.store.judgments import add_judgments
 
 Key = tuple[str, str]
 FLUSH_EVERY_S = 0.5
@@ -74,17 +74,15 @@ class Claimer:
         if not chunk:
             return []
         keys = [pair.key for pair in chunk]
+        # A pair another worker judged since we read the job has a done claim, so it is
+        # not claimable: no need to look at the judgments here.
         with self.store.session() as session:
             held = claim(
                 session, self.job, keys, self.owner,
                 lease_s=self.lease_s, retry_failed=self.retry_failed,
             )  # fmt: skip
-            # Another worker may have saved a pair between our reading and our claim.
-            judged = existing_keys(session, self.job, list(held))
-            drop(session, self.job, list(judged), self.owner)
         self.tally.busy += len(chunk) - len(held)
-        self.tally.skipped += len(judged)
-        return [pair for pair in chunk if pair.key in held and pair.key not in judged]
+        return [pair for pair in chunk if pair.key in held]
 
     def renew(self) -> None:
         """Extend this worker's leases (called periodically while calls run)."""
@@ -128,5 +126,5 @@ class Writer:
         self.results, self.failures = [], []
         with self.store.session() as session:
             add_judgments(session, self.job, results)
-            drop(session, self.job, [pair.key for pair, _ in results], self.owner)
+            mark_done(session, self.job, [pair.key for pair, _ in results], self.owner)
             mark_failed(session, self.job, failures)

@@ -38,6 +38,7 @@ from docket.store.judgments import (
 log = logging.getLogger(__name__)
 OnResult = Callable[[Pair, Judgment | None], None]
 MAX_BATCH = 64
+MAX_CLAIM = 256
 
 
 @dataclass
@@ -82,9 +83,9 @@ async def run_judge_job(
     """
     owner = owner or new_owner()
     tally = tally if tally is not None else Tally()
-    batch = max(1, min(concurrency, MAX_BATCH))
-    claimer = _claimer(store, job, owner, batch, tally, retry_failed, lease_s)
-    writer = Writer(store, job, owner, batch)
+    # Claims come a window ahead (one transaction per window); commits every MAX_BATCH.
+    claimer = _claimer(store, job, owner, min(concurrency, MAX_CLAIM), tally, retry_failed, lease_s)
+    writer = Writer(store, job, owner, max(1, min(concurrency, MAX_BATCH)))
     heartbeat = asyncio.ensure_future(_renew_forever(claimer, lease_s / 3))
     error = None
     try:

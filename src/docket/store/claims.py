@@ -1,7 +1,7 @@
 """Claims: workers lease the pairs of a job, so several processes share it and pay once.
 
 A worker claims a batch of pairs in one transaction, renews its leases while their calls
-run, and drops each claim in the transaction that saves its judgment. Two workers never
+run, and marks each claim done in the transaction that saves its judgment. Two workers never
 hold the same pair at once: a new claim is an insert that does nothing on conflict, and
 taking over an expired lease is an update whose condition the database re-checks under
 the row lock (PostgreSQL; ``SELECT ... FOR UPDATE SKIP LOCKED`` keeps workers from queueing
@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from sqlalchemy import and_, delete, or_, select, tuple_, update
+from sqlalchemy import and_, bindparam, delete, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -22,6 +22,8 @@ from docket.store.tables import PairClaim
 
 Key = tuple[str, str]
 DEFAULT_LEASE_S = 300.0
+DONE = 1e18
+"""``expires_at`` of a judged pair's claim: a lease that never expires, so no one retakes it."""
 
 
 def _in(keys: Sequence[Key]):  # type: ignore[no-untyped-def]
@@ -39,36 +41,71 @@ def claim(
 ) -> set[Key]:
     """Claim what is free among ``keys``: unclaimed, expired, or failed when retrying.
 
-    Returns the keys this owner now holds; the others belong to live workers (or failed).
+    Returns the keys this owner now holds; the others are judged, failed, or belong to
+    live workers. A pair nobody claimed before costs one row of one executemany.
     """
     if not keys:
         return set()
     now = time.time()
     until = now + lease_s
-    insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
     rows = [
         {"job": job, "qid": q, "docid": d, "owner": owner, "expires_at": until} for q, d in keys
     ]
-    session.execute(insert(PairClaim).values(rows).on_conflict_do_nothing())
-    free = or_(PairClaim.expires_at < now, PairClaim.expires_at.is_(None))
-    takeable = and_(PairClaim.failed.is_(None), free)
+    insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
+    new = insert(PairClaim).on_conflict_do_nothing().returning(PairClaim.qid, PairClaim.docid)
+    held = {tuple(row) for row in session.execute(new, rows)}
+    if len(held) < len(keys):
+        held |= _take_over(session, job, [k for k in keys if k not in held], owner, until, now,
+                           retry_failed)  # fmt: skip
+    return held  # type: ignore[return-value]
+
+
+def _take_over(
+    session: Session,
+    job: str,
+    keys: list[Key],
+    owner: str,
+    until: float,
+    now: float,
+    retry_failed: bool,
+) -> set[Key]:
+    """Take the expired leases (and failures, when retrying) among ``keys``."""
+    takeable = and_(PairClaim.failed.is_(None), PairClaim.expires_at < now)
     if retry_failed:
         takeable = or_(takeable, PairClaim.failed.is_not(None))
     stale = (
         select(PairClaim.qid, PairClaim.docid)
-        .where(PairClaim.job == job, _in(keys), PairClaim.owner.is_distinct_from(owner), takeable)
+        .where(PairClaim.job == job, _in(keys), takeable)
         .with_for_update(skip_locked=True)
     )
-    if taken := [tuple(row) for row in session.execute(stale)]:
-        session.execute(
-            update(PairClaim)
-            .where(PairClaim.job == job, _in(taken), takeable)
-            .values(owner=owner, expires_at=until, failed=None)
-        )
-    mine = select(PairClaim.qid, PairClaim.docid).where(
-        PairClaim.job == job, _in(keys), PairClaim.owner == owner, PairClaim.failed.is_(None)
+    taken = [tuple(row) for row in session.execute(stale)]
+    if not taken:
+        return set()
+    result = session.execute(
+        update(PairClaim)
+        .where(PairClaim.job == job, _in(taken), takeable)
+        .values(owner=owner, expires_at=until, failed=None)
+        .returning(PairClaim.qid, PairClaim.docid)
     )
-    return {tuple(row) for row in session.execute(mine)}  # type: ignore[misc]
+    return {tuple(row) for row in result}  # type: ignore[misc]
+
+
+def mark_done(session: Session, job: str, keys: Sequence[Key], owner: str) -> None:
+    """Turn ``owner``'s leases on ``keys`` into done markers (their judgments are saved)."""
+    if not keys:
+        return
+    table = PairClaim.__table__
+    stmt = (
+        update(table)
+        .where(
+            table.c.job == bindparam("j"),
+            table.c.qid == bindparam("q"),
+            table.c.docid == bindparam("d"),
+            table.c.owner == owner,
+        )
+        .values(expires_at=DONE)
+    )
+    session.execute(stmt, [{"j": job, "q": q, "d": d} for q, d in keys])
 
 
 def renew(session: Session, job: str, owner: str, lease_s: float = DEFAULT_LEASE_S) -> int:
@@ -76,26 +113,20 @@ def renew(session: Session, job: str, owner: str, lease_s: float = DEFAULT_LEASE
     result = session.execute(
         update(PairClaim)
         .where(PairClaim.job == job, PairClaim.owner == owner, PairClaim.failed.is_(None))
+        .where(PairClaim.expires_at < DONE)
         .values(expires_at=time.time() + lease_s)
     )
     return result.rowcount or 0
-
-
-def drop(session: Session, job: str, keys: Sequence[Key], owner: str | None = None) -> None:
-    """Remove the claims on ``keys`` (their pairs are judged, or the worker lets them go)."""
-    if not keys:
-        return
-    stmt = delete(PairClaim).where(PairClaim.job == job, _in(keys), PairClaim.failed.is_(None))
-    if owner is not None:
-        stmt = stmt.where(PairClaim.owner == owner)
-    session.execute(stmt)
 
 
 def release(session: Session, job: str, owner: str) -> None:
     """Let go of every live claim of ``owner`` (a stopped or interrupted worker)."""
     session.execute(
         delete(PairClaim).where(
-            PairClaim.job == job, PairClaim.owner == owner, PairClaim.failed.is_(None)
+            PairClaim.job == job,
+            PairClaim.owner == owner,
+            PairClaim.failed.is_(None),
+            PairClaim.expires_at < DONE,
         )
     )
 

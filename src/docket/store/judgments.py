@@ -6,11 +6,13 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import func, select, tuple_
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from docket.errors import ConfigError
 from docket.relevance.types import Judgment, Pair
+from docket.store.base import utcnow
 from docket.store.tables import Job, JudgmentRecord
 from docket.version import __version__
 
@@ -70,24 +72,34 @@ def existing_keys(session: Session, job: str, keys: Sequence[tuple[str, str]]) -
     return {tuple(row) for row in rows}
 
 
-def add_judgments(session: Session, job: str, results: Sequence[tuple[Pair, Judgment]]) -> int:
-    """Insert the judgments of pairs that have none yet, in one statement; return how many.
+def add_judgments(session: Session, job: str, results: Sequence[tuple[Pair, Judgment]]) -> None:
+    """Insert the judgments of pairs that have none yet, in one executemany.
 
-    A pair that another worker saved meanwhile keeps the first judgment (both are equally
-    valid, and the first one is what a reader may already have seen).
+    A pair that already has a judgment (saved by another worker whose lease had expired)
+    keeps the first one: both are equally valid, and a reader may have seen the first.
     """
-    present = existing_keys(session, job, [pair.key for pair, _ in results])
-    records = []
-    for pair, judgment in results:
-        if pair.key in present:
-            continue
-        present.add(pair.key)
-        record = JudgmentRecord(job=job, qid=pair.qid, docid=pair.docid)
-        record.query, record.text, record.gold = pair.query, pair.text, pair.label
-        _copy_judgment(record, judgment)
-        records.append(record)
-    session.add_all(records)
-    return len(records)
+    if not results:
+        return
+    dialect = session.bind.dialect.name if session.bind else ""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(JudgmentRecord).on_conflict_do_nothing()
+    session.execute(stmt, [_row(job, pair, judgment) for pair, judgment in results])
+
+
+def _row(job: str, pair: Pair, judgment: Judgment) -> dict[str, Any]:
+    """The column values of a new judgment record (a Core insert, not an ORM object)."""
+    now = utcnow()
+    return {
+        "job": job, "qid": pair.qid, "docid": pair.docid, "query": pair.query,
+        "text": pair.text, "gold": pair.label, "method": judgment.method,
+        "label": judgment.label, "grade": judgment.grade, "confidence": judgment.confidence,
+        "decided_by": judgment.decided_by, "rounds": judgment.rounds,
+        "transcript": list(judgment.transcript), "usage": dict(judgment.usage),
+        "model": judgment.model, "prompt_hash": judgment.prompt_hash,
+        "config": dict(judgment.config), "parse_failures": judgment.parse_failures,
+        "invalid_evidence": judgment.invalid_evidence, "docket_version": __version__,
+        "created_at": now, "updated_at": now,
+    }  # fmt: skip
 
 
 def count_judgments(session: Session, job: str) -> int:
