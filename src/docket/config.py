@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from platformdirs import user_cache_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -49,6 +49,13 @@ class Settings(BaseModel):
     max_retries: int = Field(
         4, ge=0, le=20, description="retries per LLM call on transient failures"
     )
+    executor: Literal["local", "ray"] = Field(
+        "local", description="where calls run: this process, or Ray workers"
+    )
+    ray_address: str | None = Field(
+        None, description="Ray cluster to join (auto or HOST:PORT); unset: start a local one"
+    )
+    ray_workers: int = Field(2, ge=1, le=1024, description="Ray actors, each with its own model")
 
 
 def _env_values() -> dict[str, str]:

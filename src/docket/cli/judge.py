@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+from functools import partial
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -18,12 +19,15 @@ from docket.cli.common import (
     resumable,
 )
 from docket.cli.summary import print_summary
-from docket.config import load_settings
-from docket.relevance import JudgeOptions, build_judge
+from docket.config import Settings, load_settings
+from docket.relevance import Judge, JudgeOptions, build_judge
 from docket.relevance.pairs_io import read_pairs
 from docket.runner import judge_job
 from docket.store import Store, open_store, upsert_job
 from docket.store.base import display_url
+
+if TYPE_CHECKING:
+    from docket.runner.ray_executor import RayExecutor
 
 log = logging.getLogger(__name__)
 app = typer.Typer()
@@ -53,6 +57,13 @@ def judge(
     retry_failed: Annotated[
         bool, typer.Option(help="judge again the pairs a server refused in earlier runs")
     ] = False,
+    executor: Annotated[
+        str | None, typer.Option(help="local | ray (Ray workers, each with its own model)")
+    ] = None,
+    ray_address: Annotated[
+        str | None, typer.Option(help="Ray cluster: auto or HOST:PORT (default: start one)")
+    ] = None,
+    ray_workers: Annotated[int | None, typer.Option(help="Ray actors (default 2)")] = None,
     cache: Annotated[str | None, typer.Option(help="response cache file, or 'off'")] = None,
     max_retries: Annotated[int | None, typer.Option(help="retries per LLM call")] = None,
     rounds: Annotated[int, typer.Option(help="debate rounds R")] = 2,
@@ -70,7 +81,8 @@ def judge(
     """Judge query-chunk pairs (DREAM debate by default); resumable, results in the store."""
     settings = load_settings(
         model=model, db=db, concurrency=concurrency, cache=cache, max_retries=max_retries,
-        max_in_flight=max_in_flight, timeout=timeout,
+        max_in_flight=max_in_flight, timeout=timeout, executor=executor,
+        ray_address=ray_address, ray_workers=ray_workers,
     )  # fmt: skip
     options = JudgeOptions.checked(
         method=method,
@@ -90,22 +102,37 @@ def judge(
     store = _open_job(settings.db, job_name, canonical_model(settings.model), options, pairs_path)
     get_model = model_factory(settings)
     judge_ = build_judge(options, get_model)
-    with resumable(settings.db):
-        run = judge_job(
-            store,
-            job_name,
-            loaded,
-            judge_,
-            concurrency=pairs_at_once(settings, get_model),
-            console=console,
-            required_reviews=reviews,
-            retry_failed=retry_failed,
-        )
+    runner = _executor(options, settings)
+    try:
+        with resumable(settings.db):
+            run = judge_job(
+                store, job_name, loaded, judge_,
+                concurrency=pairs_at_once(settings, get_model), console=console,
+                required_reviews=reviews, retry_failed=retry_failed, executor=runner,
+            )  # fmt: skip
+    finally:
+        if runner is not None:
+            runner.stop()
     shown = display_url(settings.db)
     print_summary(run.results, job_name, shown, skipped=run.outcome.skipped, queued=run.queued)
     print_failed(run.failed, run.outcome.busy)
     if run.outcome.error is not None:
         raise run.outcome.error
+
+
+def make_judge(options: JudgeOptions, settings: Settings) -> Judge:
+    """Build the judge of a job from its options and settings (in any process)."""
+    return build_judge(options, model_factory(settings))
+
+
+def _executor(options: JudgeOptions, settings: Settings) -> RayExecutor | None:
+    """The Ray executor when asked for (None: judge in this process)."""
+    if settings.executor != "ray":
+        return None
+    from docket.runner.ray_executor import RayExecutor, init_ray
+
+    init_ray(settings.ray_address)
+    return RayExecutor(partial(make_judge, options, settings), workers=settings.ray_workers)
 
 
 def print_failed(failed: list[tuple[str, str, str]], busy: int, limit: int = 20) -> None:

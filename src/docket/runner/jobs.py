@@ -12,7 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from docket.relevance.types import Judge, Pair
 from docket.runner.batches import Tally
 from docket.runner.escalate import enqueue_escalations
-from docket.runner.local import JobOutcome, finalize_job, run_judge_job
+from docket.runner.local import Executor, JobOutcome, finalize_job, run_judge_job
 from docket.runner.results import StoredResults
 from docket.store.base import Store
 from docket.store.claims import failed_pairs
@@ -47,6 +47,7 @@ def judge_job(
     label: str = "judging",
     retry_failed: bool = False,
     total: int | None = None,
+    executor: Executor | None = None,
 ) -> JobResult:
     """Judge the unfinished pairs with a progress bar, finalize, and queue escalations.
 
@@ -62,6 +63,7 @@ def judge_job(
             run_judge_job(
                 store, job, pairs, judge,
                 concurrency=concurrency, retry_failed=retry_failed, tally=tally,
+                executor=executor,
                 on_result=lambda _pair, _judgment: progress.advance(task),
             )
         )  # fmt: skip

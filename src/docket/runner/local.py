@@ -18,8 +18,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
 from docket.errors import ModelUnavailableError, RequestRefusedError
 from docket.fanout import bounded_each
@@ -74,10 +75,12 @@ async def run_judge_job(
     lease_s: float = DEFAULT_LEASE_S,
     owner: str | None = None,
     tally: Tally | None = None,
+    executor: Executor | None = None,
 ) -> JobOutcome:
     """Judge the unfinished ``pairs`` of ``job``, saving finished pairs in small batches.
 
-    ``pairs`` may be any iterable (a file read lazily); it is consumed once. A model that
+    ``pairs`` may be any iterable (a file read lazily); it is consumed once. ``executor``
+    runs the calls (default: this process; see :mod:`docket.runner.ray_executor`). A model that
     stays unavailable stops the run: saved pairs stay saved and the error is returned in
     the outcome (not raised) so the caller can report it after the batch step.
     """
@@ -90,8 +93,9 @@ async def run_judge_job(
     error = None
     try:
         error = await _judge_claimed(
-            claimer.pairs(pairs), judge, writer, tally, concurrency, on_result
-        )
+            claimer.pairs(pairs), executor or LocalExecutor(judge), writer, tally,
+            concurrency, on_result,
+        )  # fmt: skip
     finally:
         heartbeat.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -114,23 +118,51 @@ def _claimer(
     return Claimer(store, job, owner, batch, done, failed, tally, retry, lease_s)
 
 
+Outcome = tuple[Pair, Judgment | None, str]
+"""A judged pair: its judgment, or None and the reason the server refused it."""
+
+
+async def judge_one(judge: Judge, pair: Pair) -> Outcome:
+    """Judge one pair; a refused request becomes a failed outcome, not an exception."""
+    try:
+        return pair, await judge.judge(pair), ""
+    except RequestRefusedError as exc:
+        log.warning("pair (%s, %s) failed: %s", pair.qid, pair.docid, exc.message)
+        return pair, None, exc.message
+
+
+class Executor(Protocol):
+    """Where the calls run: in this process (the default) or on Ray workers."""
+
+    def outcomes(self, pairs: Iterable[Pair], concurrency: int) -> AsyncIterator[Outcome]:
+        """Judge ``pairs`` (already claimed), ``concurrency`` at a time, yielding outcomes."""
+        ...
+
+
+@dataclass(frozen=True)
+class LocalExecutor:
+    """Judges in this process's event loop through the one fan-out helper."""
+
+    judge: Judge
+
+    async def outcomes(self, pairs: Iterable[Pair], concurrency: int) -> AsyncIterator[Outcome]:
+        """Outcomes in completion order, at most ``concurrency`` pairs at once."""
+        async for _, outcome in bounded_each(
+            pairs, lambda pair: judge_one(self.judge, pair), limit=concurrency
+        ):
+            yield outcome
+
+
 async def _judge_claimed(
     pairs: Iterable[Pair],
-    judge: Judge,
+    executor: Executor,
     writer: Writer,
     tally: Tally,
     concurrency: int,
     on_result: OnResult | None,
 ) -> ModelUnavailableError | None:
-    async def work(pair: Pair) -> tuple[Pair, Judgment | None, str]:
-        try:
-            return pair, await judge.judge(pair), ""
-        except RequestRefusedError as exc:
-            log.warning("pair (%s, %s) failed: %s", pair.qid, pair.docid, exc.message)
-            return pair, None, exc.message
-
     try:
-        async for _, (pair, judgment, reason) in bounded_each(pairs, work, limit=concurrency):
+        async for pair, judgment, reason in executor.outcomes(pairs, concurrency):
             writer.add(pair, judgment, reason)
             if judgment is None:
                 tally.failed += 1

@@ -82,7 +82,7 @@ def add_judgments(session: Session, job: str, results: Sequence[tuple[Pair, Judg
         return
     dialect = session.bind.dialect.name if session.bind else ""
     insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
-    stmt = insert(JudgmentRecord).on_conflict_do_nothing()
+    stmt = insert(JudgmentRecord.__table__).on_conflict_do_nothing()  # Core: no ORM bulk path
     session.execute(stmt, [_row(job, pair, judgment) for pair, judgment in results])
 
 
