@@ -102,11 +102,15 @@ def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 256  # socketserver's 5 would make clients wait to connect
+
+
 @contextmanager
 def serve(script: Script, *, delay_s: float = 0.0) -> Iterator[ScriptedServer]:
     """Run a :class:`ScriptedServer` on a free loopback port for the ``with`` block."""
     state = ScriptedServer(script, delay_s=delay_s)
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    httpd = _Server(("127.0.0.1", 0), _handler(state))
     httpd.daemon_threads = True
     state.port = httpd.server_address[1]
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)

@@ -90,4 +90,4 @@ def test_schema_version_is_recorded(db_url: str) -> None:
     store = open_store(db_url)
     with store.engine.connect() as conn:
         versions = conn.execute(text("SELECT version FROM schema_version")).scalars().all()
-    assert versions == [1, 2]
+    assert versions == [1]
