@@ -203,15 +203,40 @@ def worker(args: argparse.Namespace) -> None:
                       "skipped": outcome.skipped, "rss_mib": rss_mib}))  # fmt: skip
 
 
+def _run(command: list[str]) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(command)}\n{done.stderr[-3000:]}")
+    return done
+
+
 def run_docket(server: MockServer, pairs: Path, db: Path, method: str, c: int | None) -> dict:
     server.reset()
     command = [sys.executable, __file__, "--worker", "--pairs", str(pairs), "--db", str(db),
                "--method", method, "--model", server.model(c), "--concurrency", str(c or 0)]  # fmt: skip
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    done = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
-    result = json.loads(done.stdout.strip().splitlines()[-1])
+    result = json.loads(_run(command).stdout.strip().splitlines()[-1])
     result["server"] = server.stats()
     return result
+
+
+def run_cli_rerun(server: MockServer, pairs: Path, db: Path) -> dict:
+    """``docket judge`` on a finished job, as a user reruns it: summary included."""
+    server.reset()
+    argv = ["docket", "judge", str(pairs), "--method", "single", "--model", server.model(None),
+            "--db", str(db), "--job", "bench", "--cache", "off"]  # fmt: skip
+    code = (
+        "import resource, runpy, sys\n"
+        f"sys.argv = {argv!r}\n"
+        "try:\n    runpy.run_module('docket', run_name='__main__')\n"
+        "finally:\n    print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    )
+    start = time.perf_counter()
+    done = _run([sys.executable, "-c", code])
+    wall = time.perf_counter() - start
+    rss = int(done.stderr.rsplit("RSS ", 1)[1].split()[0]) / 1024
+    return {"wall_s": wall, "cpu_s": 0.0, "calls": 0, "judged": 0, "rss_mib": rss,
+            "server": server.stats()}  # fmt: skip
 
 
 # --- the plain sequential reference ------------------------------------------------------
@@ -245,6 +270,13 @@ def run_sequential(server: MockServer, pairs: Path, n: int) -> dict:
 
 
 def row(name: str, result: dict, n: int, c: int, latency_s: float) -> dict:
+    """One table row (also printed at once, so a long run shows progress)."""
+    out = _row(name, result, n, c, latency_s)
+    print(json.dumps(out), flush=True)
+    return out
+
+
+def _row(name: str, result: dict, n: int, c: int, latency_s: float) -> dict:
     calls_per_pair = result["calls"] / max(1, n) if result["calls"] else 0.0
     pairs_s = result["judged"] / result["wall_s"] if result["judged"] else 0.0
     ideal = c / (calls_per_pair * latency_s) if calls_per_pair and latency_s else None
@@ -327,6 +359,8 @@ def benchmark(quick: bool) -> None:
             rows.append(row(f"docket single, {n_big} pairs, 0 ms", result, n_big, 256, 0.0))
             rerun = run_docket(fast, big, folder / "big.db", "single", 256)
             rows.append(row(f"rerun of the finished {n_big}-pair job", rerun, n_big, 256, 0.0))
+            cli = run_cli_rerun(fast, big, folder / "big.db")
+            rows.append(row(f"docket judge CLI rerun, {n_big} pairs", cli, n_big, 64, 0.0))
             rows.append(
                 row("sequential reference, 0 ms", run_sequential(fast, small, 500), 500, 1, 0.0)
             )

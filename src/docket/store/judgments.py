@@ -109,24 +109,27 @@ def count_judgments(session: Session, job: str) -> int:
 
 
 def iter_judgments(
-    session: Session, job: str, *, escalated_only: bool = False, batch: int = 1000
-) -> Iterator[JudgmentRecord]:
-    """The records of ``job`` in a stable order, read in batches (constant memory)."""
-    stmt = select(JudgmentRecord).where(JudgmentRecord.job == job)
+    session: Session, job: str, *, escalated_only: bool = False, batch: int = 2000
+) -> Iterator[Any]:
+    """The rows of ``job`` in a stable order, read in batches (constant memory).
+
+    Rows are plain result rows with the columns of :class:`JudgmentRecord` as attributes
+    (no ORM objects: several times faster to read), accepted by ``judgment_from_record``
+    and ``pair_from_record``.
+    """
+    table = JudgmentRecord.__table__
+    stmt = select(table).where(table.c.job == job)
     if escalated_only:
-        stmt = stmt.where(JudgmentRecord.decided_by == "escalated")
+        stmt = stmt.where(table.c.decided_by == "escalated")
     last = 0
     while True:
-        chunk = list(
-            session.scalars(
-                stmt.where(JudgmentRecord.id > last).order_by(JudgmentRecord.id).limit(batch)
-            )
-        )
+        chunk = session.execute(
+            stmt.where(table.c.id > last).order_by(table.c.id).limit(batch)
+        ).all()
         if not chunk:
             return
         yield from chunk
         last = chunk[-1].id
-        session.expunge_all()
 
 
 def save_judgment(session: Session, job: str, pair: Pair, judgment: Judgment) -> JudgmentRecord:
