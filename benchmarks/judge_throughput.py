@@ -174,7 +174,7 @@ def worker(args: argparse.Namespace) -> None:
     sys.path.insert(0, str(ROOT / "src"))
     from docket.llm import Model
     from docket.relevance import JudgeOptions, build_judge
-    from docket.relevance.pairs_io import read_pairs
+    from docket.relevance.pairs_io import scan_pairs
     from docket.runner import finalize_job, run_judge_job
     from docket.store import open_store, upsert_job
 
@@ -192,7 +192,7 @@ def worker(args: argparse.Namespace) -> None:
         upsert_job(
             session, name="bench", method=options.method, model="mock", options={}, source=""
         )
-    pairs = read_pairs(args.pairs)
+    pairs = scan_pairs(args.pairs)  # as docket judge reads it: checked whole, then streamed
     concurrency = args.concurrency or get_model().max_concurrency
     outcome = asyncio.run(run_judge_job(store, "bench", pairs, judge, concurrency=concurrency))
     finalize_job(store, "bench", judge)

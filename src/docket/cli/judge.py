@@ -21,7 +21,7 @@ from docket.cli.common import (
 from docket.cli.summary import print_summary
 from docket.config import Settings, load_settings
 from docket.relevance import Judge, JudgeOptions, build_judge
-from docket.relevance.pairs_io import read_pairs
+from docket.relevance.pairs_io import scan_pairs
 from docket.runner import judge_job
 from docket.store import Store, open_store, upsert_job
 from docket.store.base import display_url
@@ -95,7 +95,7 @@ def judge(
         samples=samples,
         budget=budget,
     )
-    loaded = read_pairs(pairs_path)
+    loaded = scan_pairs(pairs_path)  # checked whole, then streamed
     if loaded.duplicates:
         log.warning("%s: %d duplicate pairs judged once", pairs_path, loaded.duplicates)
     job_name = job or f"{pairs_path.stem}-{method}"
