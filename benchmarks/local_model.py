@@ -2,7 +2,7 @@
 
 Run: ``python benchmarks/local_model.py [--repeats 3] [--threads N]``
 
-Measures, on the in-process llama.cpp provider with the bundled Gemma 3 270M:
+Measures, on the in-process llama.cpp provider with the embedded default model:
 
 - prompt tokens/s: a cold ~500-token prompt (no shared prefix), one generated token;
 - generated tokens/s: greedy, 128 tokens, prompt already in the KV cache;

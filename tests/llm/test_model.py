@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 
@@ -486,3 +486,23 @@ def test_openai_client_is_remade_for_a_new_event_loop() -> None:
     assert first_a is first_b  # one client per loop
     assert second_a is not first_a  # its pool belonged to a closed loop
     assert first_a.closed  # closed when its loop shut down: no "unclosed session" error
+
+
+async def test_a_server_refusing_json_schema_gets_json_object_once() -> None:
+    # llama-cpp-python's server answers response_format json_schema with a 500 naming it.
+    def script(body: dict) -> Reply | str:
+        if body["response_format"]["type"] == "json_schema":
+            return Reply(
+                500, {"error": {"message": "Input should be 'json_object' (response_format)"}}
+            )
+        return '{"label": "relevant"}'
+
+    request = Request(messages=(Message("user", "q"),), json_schema={"type": "object"})
+    with serve(script) as server:
+        model = Model(server.model(), retry=FAST_RETRY)
+        first = await model.generate(request)
+        second = await model.generate(replace(request, max_tokens=9))
+    kinds = [body["response_format"]["type"] for body in server.requests]
+    assert kinds == ["json_schema", "json_object", "json_object"]
+    assert first.text == second.text == '{"label": "relevant"}' and first.retries == 0
+    assert server.requests[1]["response_format"]["schema"] == {"type": "object"}

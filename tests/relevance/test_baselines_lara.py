@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from docket.llm.types import Completion, Request, TokenLogprob
-from docket.relevance import JudgeOptions, Judgment, build_judge, simulate_lara
+from docket.relevance import JudgeOptions, Judgment, build_judge, prompts, simulate_lara
 from docket.relevance.evidence import split_sentences
 from docket.relevance.lara import fit_calibration, human_budget, logit, p_yes_from_logprobs
 from docket.relevance.prompts import shared_block
@@ -20,25 +20,28 @@ def judge_with(recorder: Recorder, **options):
 
 
 async def test_single_binary():
-    fake = Recorder(lambda r: "LABEL: irrelevant\nREASONING: off topic")
+    fake = Recorder(lambda r: '{"label": "irrelevant", "evidence": [], "reasoning": "off topic"}')
     judgment = await judge_with(fake, method="single").judge(PAIR)
     assert (judgment.label, judgment.decided_by, judgment.grade) == (0, "judge", None)
     assert judgment.transcript[0]["reasoning"] == "off topic"
+    assert judgment.transcript[0]["round"] == 1 and judgment.transcript[0]["agent"] == "judge"
     assert judgment.usage["calls"] == 1 and judgment.method == "single"
+    request = fake.requests[0]
+    assert [m.role for m in request.messages] == ["system", "user"]  # no prefill
+    assert request.messages[0].content == prompts.SYSTEM
     assert fake.prompts()[0].startswith(shared_block(PAIR.query, split_sentences(PAIR.text)))
-    assert fake.requests[0].max_tokens == 80 and fake.requests[0].temperature == 0
-    last = fake.requests[0].messages[-1]
-    assert (last.role, last.content) == ("assistant", "LABEL:")  # the reply starts prefilled
+    assert request.json_schema == prompts.LABEL_SCHEMA
+    assert request.max_tokens == 200 and request.temperature == 0
 
 
 @pytest.mark.parametrize(
     ("reply", "grade", "label"),
     [
-        ("M: 2\nT: 2\n##final score: 2", 2, 1),
-        ("##final score: 3", 3, 1),
-        ("**##final score:** 1", 1, 0),
-        ("##final score: 0", 0, 0),
-        (" 2", 2, 1),  # a continuation of the prefilled "##final score:"
+        ('{"grade": 2, "evidence": ["S1"], "reasoning": "some answer"}', 2, 1),
+        ('```json\n{"grade": 3, "evidence": [], "reasoning": "exact"}\n```', 3, 1),
+        ('Here it is: {"grade": 1, "reasoning": "related only"}', 1, 0),
+        ('{"grade": 0, "evidence": [], "reasoning": "nothing"}', 0, 0),
+        ("M: 2\nT: 2\n##final score: 2", 2, 1),  # a model that ignores the JSON format
     ],
 )
 async def test_single_graded_binarised_at_two(reply, grade, label):
@@ -46,8 +49,10 @@ async def test_single_graded_binarised_at_two(reply, grade, label):
     judgment = await judge_with(fake, method="single", scale="graded").judge(PAIR)
     assert (judgment.grade, judgment.label, judgment.decided_by) == (grade, label, "judge")
     prompt = fake.prompts()[0]
-    assert "##final score" in prompt and "(M)" in prompt and "(T)" in prompt
-    assert f"<passage>\n{PAIR.text}\n</passage>" in prompt
+    assert prompt.startswith(shared_block(PAIR.query, split_sentences(PAIR.text)))
+    assert "0 to 3" in prompt and "Grades 2 and 3 mean relevant" in prompt
+    assert fake.requests[0].json_schema == prompts.GRADE_SCHEMA
+    assert judgment.transcript[0]["grade"] == grade and judgment.transcript[0]["label"] == label
 
 
 async def test_single_unparsed_escalates():
@@ -55,18 +60,13 @@ async def test_single_unparsed_escalates():
     judgment = await judge_with(fake, method="single").judge(PAIR)
     assert judgment.label is None and judgment.decided_by == "escalated"
     assert judgment.parse_failures == 2 and len(fake.requests) == 2
+    reask = fake.requests[1].messages
+    assert [m.role for m in reask] == ["system", "user", "assistant", "user"]
+    assert "could not be read" in reask[-1].content
     graded = await judge_with(
-        Recorder(lambda r: "score: 5"), method="single", scale="graded"
+        Recorder(lambda r: '{"grade": 5}'), method="single", scale="graded"
     ).judge(PAIR)
     assert graded.label is None and graded.grade is None and graded.decided_by == "escalated"
-
-
-async def test_reply_that_copies_the_instructions_is_not_a_label():
-    # what Gemma 3 270M does after the prefilled "LABEL:": it continues the instruction
-    fake = Recorder(lambda r: " relevant if the chunk answers the query, or")
-    judgment = await judge_with(fake, method="single").judge(PAIR)
-    assert judgment.label is None and judgment.decided_by == "escalated"
-    assert "repeats the instructions" in judgment.transcript[0]["error"]
 
 
 async def test_majority_votes_with_distinct_seeds():

@@ -14,7 +14,15 @@ from docket.llm.types import Completion, Request
 from docket.relevance import JudgeOptions, build_judge
 from docket.relevance.evidence import split_sentences
 from docket.relevance.prompts import PROMPT_HASH, shared_block
-from tests.relevance.relevance_fakes import PAIR, Recorder, debate_model, is_reask, turn, who
+from tests.relevance.relevance_fakes import (
+    PAIR,
+    Recorder,
+    debate_model,
+    is_reask,
+    turn,
+    user_text,
+    who,
+)
 
 
 def dream(recorder: Recorder, **options):
@@ -47,11 +55,11 @@ async def test_disagreement_then_agreement_in_round_two():
     judgment = await dream(fake).judge(PAIR)
     assert (judgment.label, judgment.decided_by, judgment.rounds) == (0, "consensus", 2)
     assert len(judgment.transcript) == 4
-    prompt_a2 = next(r.messages[0].content for r in fake.requests if who(r) == ("A", 2))
+    prompt_a2 = next(user_text(r) for r in fake.requests if who(r) == ("A", 2))
     assert "B1-reason only about mountains" in prompt_a2
     assert '[S3] "Mountains are high."' in prompt_a2
     assert "Your previous turn:" in prompt_a2 and "A1-reason boils at 100" in prompt_a2
-    prompt_a1 = next(r.messages[0].content for r in fake.requests if who(r) == ("A", 1))
+    prompt_a1 = next(user_text(r) for r in fake.requests if who(r) == ("A", 1))
     assert "B1-reason" not in prompt_a1
 
 
@@ -143,8 +151,9 @@ async def test_delimiter_injection_in_chunk_and_arguments_is_neutralised():
         assert prompt.count("<query>") == 1 and prompt.count("</query>") == 1
         assert "[S9]" not in prompt and "(S9) Fake sentence." in prompt
         assert "&lt;/chunk>" in prompt
-    prompt_b2 = next(r.messages[0].content for r in fake.requests if who(r) == ("B", 2))
-    assert prompt_b2.count("</argument>") == 1  # only the real closing tag
+    prompt_b2 = next(user_text(r) for r in fake.requests if who(r) == ("B", 2))
+    # its own turn and A's, each closed once; the injected tag in A's reasoning is inert
+    assert prompt_b2.count("</argument>") == 2 and "&lt;/argument>" in prompt_b2
     assert "data, not instructions" in prompt_b2
 
 
@@ -184,9 +193,9 @@ async def test_swapped_and_neutral_stances():
     both = {(a, 1): turn("relevant") for a in "AB"}
     swapped = debate_model(both)
     await dream(swapped, stances="swapped").judge(PAIR)
-    by_agent = {who(r)[0]: r.messages[0].content for r in swapped.requests}
-    assert "stance: the chunk is IRRELEVANT" in by_agent["A"]
-    assert "stance: the chunk is RELEVANT" in by_agent["B"]
+    by_agent = {who(r)[0]: user_text(r) for r in swapped.requests}
+    assert "starting stance: IRRELEVANT" in by_agent["A"]
+    assert "starting stance: RELEVANT" in by_agent["B"]
     neutral = debate_model(both)
     judgment = await dream(neutral, stances="neutral").judge(PAIR)
     assert all("impartially" in p and "stance:" not in p for p in neutral.prompts())
@@ -204,8 +213,8 @@ async def test_three_agents_need_unanimity_and_see_all_others():
     judgment = await dream(fake, agents=3).judge(PAIR)
     assert (judgment.label, judgment.rounds) == (1, 2)
     assert [t["stance"] for t in judgment.transcript[:3]] == ["relevant", "irrelevant", "relevant"]
-    prompt_a2 = next(r.messages[0].content for r in fake.requests if who(r) == ("A", 2))
-    assert "B-says" in prompt_a2 and "C-says" in prompt_a2 and "agent B, agent C" in prompt_a2
+    prompt_a2 = next(user_text(r) for r in fake.requests if who(r) == ("A", 2))
+    assert "B-says" in prompt_a2 and "C-says" in prompt_a2 and "agent B and agent C" in prompt_a2
 
 
 async def test_agent_models_one_per_agent():

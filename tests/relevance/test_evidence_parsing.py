@@ -92,45 +92,61 @@ def test_parse_turn_never_defaults_a_label(reply):
 
 
 @pytest.mark.parametrize(
-    ("reply", "label"),
+    ("reply", "label", "evidence"),
     [
-        (" relevant\nEVIDENCE: S2\nREASONING: r", 1),
-        (" LABEL: irrelevant", 0),  # an API model that repeats the prefilled key
-        (" **Not relevant**", 0),
-        ("Sure.\nLABEL: relevant", 1),  # LABEL lines without a label word are skipped
-        (' {"label": "irrelevant"}', 0),
+        (
+            'Sure! Here is my answer:\n{"label": "irrelevant", "evidence": [], "reasoning": "r"}',
+            0,
+            (),
+        ),
+        (
+            '{"label": "relevant", "evidence": ["S2"], "reasoning": "r"} {"label": "irrelevant"}',
+            1,
+            (2,),
+        ),
+        ('{"label": "relevant", "reasoning": "no evidence member"}', 1, ()),
+        ('{"note": "{not json"} {"label": "relevant", "evidence": "S1"}', 1, (1,)),
+        # cut off by max_tokens inside the reasoning: the complete members still count
+        (
+            '{"label": "irrelevant", "evidence": ["S1", "S3"], "reasoning": "The chunk talks',
+            0,
+            (1, 3),
+        ),
     ],
 )
-def test_parse_after_label_prefill(reply, label):
-    assert parse_turn("LABEL:" + reply).label == label
+def test_parse_turn_reads_the_first_json_object(reply, label, evidence):
+    parsed = parse_turn(reply)
+    assert (parsed.label, parsed.evidence) == (label, evidence)
 
 
 @pytest.mark.parametrize(
     "reply",
     [
-        " I would say it is fairly relevant overall",  # value must start with the label
-        " relevant if the chunk answers the query, or LABEL: irrelevant if it does not",
-        " relevant\nLABEL: irrelevant",
-        " relevant or irrelevant",
+        '{"label": "relevant or irrelevant", "evidence": []}',
+        '{"label": "rel',  # truncated inside the label itself
+        '{"evidence": ["S1"], "reasoning": "it is relevant"}',
+        '```json\n{"label": null}\n```',
     ],
 )
-def test_parse_after_label_prefill_stays_strict(reply):
+def test_json_replies_stay_strict_about_the_label(reply):
     with pytest.raises(ParseError):
-        parse_turn("LABEL:" + reply)
+        parse_turn(reply)
 
 
 def test_parse_grade_and_yes_no():
-    assert parse_grade("M: 2, T: 1\n##final score: 2") == 2
-    assert parse_grade("**##Final Score:** 3") == 3
-    assert parse_grade("##final score: 0") == 0
-    for bad in ("score 2", "##final score: 7", "final answer: 2"):
+    assert parse_grade('{"grade": 2, "evidence": ["S1"], "reasoning": "r"}').grade == 2
+    assert parse_grade('{"score": "3"}').grade == 3
+    assert parse_grade('{"grade": 1, "evidence": ["S2", "S9"]}').evidence == (2, 9)
+    assert parse_grade("M: 2, T: 1\n##final score: 2").grade == 2
+    assert parse_grade("**##Final Score:** 3").grade == 3
+    assert parse_grade("##final score: 0").grade == 0
+    for bad in ("score 2", "##final score: 7", "final answer: 2", '{"grade": 4}', '{"grade": "x"}'):
         with pytest.raises(ParseError):
             parse_grade(bad)
     assert parse_yes_no(" Yes.") == 1 and parse_yes_no("**no**") == 0
     assert parse_yes_no("Answer: yes") == 1 and parse_yes_no("Answer:Answer: No") == 0
-    assert (
-        parse_grade("##final score: 2") == 2 and parse_grade("##final score:##final score: 1") == 1
-    )
+    assert parse_yes_no('{"answer": "no"}') == 0
+    assert parse_grade("##final score:##final score: 1").grade == 1
     for bad in ("Maybe", "yesterday", "The answer is yes"):
         with pytest.raises(ParseError):
             parse_yes_no(bad)

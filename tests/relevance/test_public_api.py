@@ -6,7 +6,7 @@ import inspect
 
 import docket.relevance as relevance
 from docket.relevance import JudgeOptions, build_judge
-from tests.relevance.relevance_fakes import Recorder
+from tests.relevance.relevance_fakes import Recorder, user_text
 
 
 def test_all_names_exist_and_required_ones_are_there():
@@ -30,7 +30,7 @@ def test_options_defaults_serialise_and_validate():
 
 
 async def test_every_method_builds_a_judge_with_finalize():
-    fake = Recorder(lambda r: "Yes" if "yes or no" in r.messages[0].content else "LABEL: relevant")
+    fake = Recorder(lambda r: "Yes" if "yes or no" in user_text(r) else "LABEL: relevant")
     for method in ("dream", "single", "lara", "majority"):
         judge = build_judge(JudgeOptions(method=method, samples=3), lambda name: fake.model)
         assert judge.method == method

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import typer
@@ -12,36 +12,52 @@ from docket.config import Settings
 from docket.llm import Model, RetryPolicy
 from docket.llm.cache import ResponseCache
 from docket.llm.provider import parse_model_name
+from docket.llm.usage import Usage
 from docket.store.base import display_url
 
 console = Console(stderr=True)
 out = Console()
 
 
-def model_factory(settings: Settings) -> Callable[[str | None], Model]:
-    """Return get_model(name): one shared Model per name, all with the same cache.
+class ModelPool:
+    """``pool(name)``: one shared Model per name, all with the same cache and retry policy.
 
+    ``pool(None)`` is the main model. :meth:`usage` adds up what this process's calls
+    cost, so a run can report what it did apart from what the store already held.
     Each Model keeps at most ``settings.max_in_flight`` calls in flight (a
     ``?max_in_flight=N`` in a model's name wins for that model; neither given: the
     provider's default) and gives each HTTP request ``settings.timeout`` seconds.
     """
-    cache = None if settings.cache == "off" else ResponseCache(settings.cache)
-    retry = RetryPolicy(max_retries=settings.max_retries)
-    models: dict[str, Model] = {}
 
-    def get_model(name: str | None = None) -> Model:
-        key = name or settings.model
-        if key not in models:
-            models[key] = Model(
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.cache = None if settings.cache == "off" else ResponseCache(settings.cache)
+        self.retry = RetryPolicy(max_retries=settings.max_retries)
+        self.models: dict[str, Model] = {}
+
+    def __call__(self, name: str | None = None) -> Model:
+        key = name or self.settings.model
+        if key not in self.models:
+            self.models[key] = Model(
                 key,
-                cache=cache,
-                retry=retry,
-                max_concurrency=settings.max_in_flight,
-                request_timeout_s=settings.timeout,
+                cache=self.cache,
+                retry=self.retry,
+                max_concurrency=self.settings.max_in_flight,
+                request_timeout_s=self.settings.timeout,
             )
-        return models[key]
+        return self.models[key]
 
-    return get_model
+    def usage(self) -> Usage:
+        """Calls, cache hits, tokens, retries and parse failures of this process so far."""
+        total = Usage()
+        for model in self.models.values():
+            total.merge(model.usage)
+        return total
+
+
+def model_factory(settings: Settings) -> ModelPool:
+    """The model pool for ``settings`` (see :class:`ModelPool`)."""
+    return ModelPool(settings)
 
 
 def pairs_at_once(settings: Settings, get_model: Callable[[str | None], Model]) -> int:

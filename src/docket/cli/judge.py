@@ -18,7 +18,7 @@ from docket.cli.common import (
     pairs_at_once,
     resumable,
 )
-from docket.cli.summary import print_summary
+from docket.cli.summary import RunReport, print_summary
 from docket.config import Settings, load_settings
 from docket.relevance import Judge, JudgeOptions, build_judge
 from docket.relevance.pairs_io import scan_pairs
@@ -113,8 +113,13 @@ def judge(
     finally:
         if runner is not None:
             runner.stop()
-    shown = display_url(settings.db)
-    print_summary(run.results, job_name, shown, skipped=run.outcome.skipped, queued=run.queued)
+    report = RunReport(
+        judged=run.outcome.judged, skipped=run.outcome.skipped, usage=get_model.usage(),
+        queued=run.queued,
+    )  # fmt: skip
+    print_summary(run.results, job_name, display_url(settings.db), report)
+    if report.usage.retries:
+        out.print(f"{report.usage.retries} LLM calls were retried after transient failures")
     print_failed(run.failed, run.outcome.busy)
     if run.outcome.error is not None:
         raise run.outcome.error

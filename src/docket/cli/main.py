@@ -21,6 +21,7 @@ app = typer.Typer(
 SUBCOMMANDS: list[tuple[str, str, str | None]] = [
     ("docket.cli.judge", "app", None),
     ("docket.cli.export", "app", None),
+    ("docket.cli.show", "app", None),
     ("docket.cli.eval", "app", "eval"),
     ("docket.cli.holes", "app", "holes"),
     ("docket.cli.review", "app", "review"),

@@ -1,74 +1,121 @@
-"""The summary table printed after a judging run."""
+"""What ``docket judge`` prints after a run: pairs, totals, one debate, where things went.
+
+Identifiers and corpus text are printed as plain Text (never as rich markup), so square
+brackets in them show as they are.
+"""
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from itertools import islice
 
 from rich.table import Table
+from rich.text import Text
 
 from docket.cli.common import out
+from docket.cli.transcript import most_debated, review_hint, transcript_view
+from docket.llm.usage import Usage
 from docket.relevance.types import Judgment, Pair
 
 LABEL_NAMES = {1: "relevant", 0: "irrelevant", None: "-"}
-MAX_ROWS = 50
-"""Pairs shown one per row; a larger job is summarised by the totals (export has all)."""
+MAX_ROWS = 25
+"""Rows of the per-pair table; the totals always cover every pair."""
 
 
-def _label_text(judgment: Judgment) -> str:
+@dataclass(frozen=True)
+class RunReport:
+    """What one run did, apart from what the store holds.
+
+    Attributes:
+        judged: pairs judged by this run.
+        skipped: pairs that were already judged before it.
+        usage: this run's LLM usage (0 calls on a rerun of a finished job).
+        queued: escalated pairs in the review queue after the run.
+    """
+
+    judged: int
+    skipped: int
+    usage: Usage
+    queued: int
+
+
+def _label_text(judgment: Judgment) -> Text:
     if judgment.decided_by == "escalated":
-        return "[yellow]needs human[/yellow]"
+        return Text("needs human", style="yellow")
     name = LABEL_NAMES[judgment.label]
-    return f"[green]{name}[/green]" if judgment.label == 1 else name
+    return Text(name, style="green" if judgment.label == 1 else "")
 
 
 def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
-    """One row per pair: label, how it was decided, rounds, calls, tokens."""
-    shown = list(islice(results, MAX_ROWS + 1))
-    more = len(results) - MAX_ROWS if len(shown) > MAX_ROWS else 0
-    caption = f"the first {MAX_ROWS} pairs; {more} more in docket export" if more else None
-    table = Table(title=title, caption=caption)
-    for column in ("qid", "docid", "label", "decided by", "rounds", "LLM calls", "tokens"):
-        table.add_column(
-            column, justify="right" if column in ("rounds", "LLM calls", "tokens") else "left"
-        )
-    for pair, judgment in shown[:MAX_ROWS]:
+    """One row per pair (at most :data:`MAX_ROWS`): label, how decided, rounds, calls, tokens.
+
+    qid and docid never fold or get cut: the other columns give way.
+    """
+    table = Table(title=title)
+    table.add_column("qid", no_wrap=True, overflow="fold", min_width=3)
+    table.add_column("docid", no_wrap=True, min_width=5)
+    for column in ("label", "decided by"):
+        table.add_column(column)
+    for column in ("rounds", "LLM calls", "tokens"):
+        table.add_column(column, justify="right")
+    for pair, judgment in islice(results, MAX_ROWS):  # results may stream from the store
         usage = judgment.usage
         table.add_row(
-            pair.qid,
-            pair.docid,
+            Text(pair.qid),
+            Text(pair.docid),
             _label_text(judgment),
             judgment.decided_by,
             str(judgment.rounds),
             str(usage.get("calls", 0)),
             str(usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)),
         )
+    if len(results) > MAX_ROWS:
+        table.caption = (
+            f"first {MAX_ROWS} of {len(results)} pairs; "
+            "`docket export --format jsonl` lists them all"
+        )
     return table
 
 
-def totals_table(results: Sequence[tuple[Pair, Judgment]]) -> Table:
-    """How many pairs were decided which way, with total calls and tokens."""
-    decided = Counter(j.decided_by for _, j in results)
-    calls = sum(j.usage.get("calls", 0) for _, j in results)
-    tokens = sum(
-        j.usage.get("prompt_tokens", 0) + j.usage.get("completion_tokens", 0) for _, j in results
-    )
-    parse_failures = sum(j.parse_failures for _, j in results)
-    retries = sum(j.usage.get("retries", 0) for _, j in results)
+def totals_table(results: Sequence[tuple[Pair, Judgment]], run: RunReport) -> Table:
+    """Two rows: what this run did, and what the job holds in the store."""
+    # One pass: results may be read from the store (a 100,000-pair job is not in memory).
+    decided: Counter[str] = Counter()
+    stored_calls = stored_tokens = turns = first_failed = 0
+    for _, j in results:
+        decided[j.decided_by] += 1
+        stored_calls += j.usage.get("calls", 0)
+        stored_tokens += j.usage.get("prompt_tokens", 0) + j.usage.get("completion_tokens", 0)
+        turns += len(j.transcript)
+        first_failed += sum(1 for turn in j.transcript if turn.get("parse_failures", 0) >= 1)
+    names = sorted(decided)
     table = Table(title="totals")
+    table.add_column("")
     table.add_column("pairs", justify="right")
-    for name in sorted(decided):
+    for name in names:
         table.add_column(name, justify="right")
-    for column in ("LLM calls", "tokens", "parse failures", "retries"):
+    for column in ("LLM calls", "cache hits", "tokens", "re-asked replies"):
         table.add_column(column, justify="right")
+    usage = run.usage
     table.add_row(
+        "this run",
+        str(run.judged),
+        *("" for _ in names),
+        str(usage.calls),
+        str(usage.cache_hits),
+        str(usage.tokens),
+        str(usage.parse_failures),
+    )
+    table.add_row(
+        "stored",
         str(len(results)),
-        *(str(decided[n]) for n in sorted(decided)),
-        str(calls),
-        str(tokens),
-        str(parse_failures),
-        str(retries),
+        *(str(decided[n]) for n in names),
+        str(stored_calls),
+        "",
+        str(stored_tokens),
+        f"{first_failed} of {turns}",
     )
     return table
 
@@ -93,16 +140,33 @@ def gold_line(results: Sequence[tuple[Pair, Judgment]]) -> str | None:
 
 
 def print_summary(
-    results: Sequence[tuple[Pair, Judgment]], job: str, db: str, *, skipped: int, queued: int
+    results: Sequence[tuple[Pair, Judgment]],
+    job: str,
+    db: str,
+    run: RunReport,
+    *,
+    show_transcript: bool = True,
 ) -> None:
-    """Print both tables and where the results went."""
+    """Print the tables, one debated pair's transcript and where the results went."""
     if results:
         out.print(pair_table(results, title=f"job {job}"))
-        out.print(totals_table(results))
+        out.print(totals_table(results, run))
     if (line := gold_line(results)) is not None:
         out.print(line, soft_wrap=True)
+    shown = most_debated(results) if show_transcript else None
+    if shown is not None and len(shown[1].transcript) > 1:
+        out.print(Text("\none debate, round by round:", style="bold"))
+        out.print(transcript_view(*shown))
+        out.print(
+            Text(f"(any pair: docket show QID DOCID --job {job} --db {db} [--json])"),
+            soft_wrap=True,
+        )
     out.print(
-        f"{len(results)} pairs in {db} ({skipped} already judged before this run); "
-        f"{queued} escalated pairs in the review queue",
+        Text(
+            f"{len(results)} pairs in {db}: {run.judged} judged by this run, "
+            f"{run.skipped} already judged before it"
+        ),
         soft_wrap=True,
     )
+    if run.queued:
+        out.print(review_hint(db, run.queued), soft_wrap=True, markup=False)

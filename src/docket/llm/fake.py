@@ -6,9 +6,10 @@ so tests exercise exactly the code path users run.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from docket.errors import ConfigError
 from docket.llm.provider import register_provider
@@ -81,3 +82,51 @@ def _create(rest: str) -> FakeProvider:
 
 register_provider("fake", _create)
 register_fake("echo", lambda request: request.messages[-1].content)
+
+
+ChatDecision = Callable[[Request], dict]
+"""Returns the reply fields (e.g. label, evidence, reasoning) for a request."""
+
+CHAT_STYLES = ("json", "fenced", "prose", "no_evidence")
+"""How a chat fake wraps its JSON reply, used in turn: bare, in a ```json fence, after a
+sentence of prose, and without the evidence member."""
+
+
+def render_chat_reply(fields: dict, style: str) -> str:
+    """Write ``fields`` as a chat model would in ``style`` (see :data:`CHAT_STYLES`).
+
+    ``"unlabelled"`` answers in prose with no JSON and no label, as chat models do when a
+    protocol expects them to continue an open assistant turn.
+    """
+    if style == "unlabelled":
+        return "REASONING: " + str(fields.get("reasoning") or "the chunk is on the topic.")
+    if style == "no_evidence":
+        fields = {k: v for k, v in fields.items() if k != "evidence"}
+    body = json.dumps(fields)
+    if style == "fenced":
+        return f"```json\n{body}\n```"
+    if style == "prose":
+        return f"Here is my assessment of the pair.\n{body}\nI hope this helps."
+    return body
+
+
+def register_chat_fake(name: str, decide: ChatDecision, styles: Sequence[str] = CHAT_STYLES) -> str:
+    """Register a fake that behaves like a chat server; return ``fake:<name>``.
+
+    Like a chat API, it ignores a trailing assistant message (no prefill is continued)
+    and answers in a new message; its replies cycle through ``styles``. A re-ask (a chat
+    whose last message is docket's user follow-up after an assistant reply) is answered
+    with plain JSON, so tests can prove that one re-ask recovers an unreadable reply.
+    """
+    counter = iter(range(1 << 62))
+
+    def script(request: Request) -> str:
+        messages = list(request.messages)
+        while messages and messages[-1].role == "assistant":
+            messages.pop()  # a chat server closes an open assistant turn
+        fields = decide(replace(request, messages=tuple(messages)))
+        if any(m.role == "assistant" for m in messages):
+            return render_chat_reply(fields, "json")
+        return render_chat_reply(fields, styles[next(counter) % len(styles)])
+
+    return register_fake(name, script)

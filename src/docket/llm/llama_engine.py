@@ -6,7 +6,7 @@ tokens with a llama.cpp sampler chain. The KV cache of the previous call is kept
 prompt that shares a token prefix with it only decodes the new suffix.
 
 Log-probabilities come from the logits of the position being sampled only; the model is
-never loaded with ``logits_all=True`` (Gemma 3 has a 262k-token vocabulary).
+never loaded with ``logits_all=True`` (vocabularies have 150k+ tokens).
 """
 
 from __future__ import annotations
@@ -99,7 +99,7 @@ class LlamaEngine:
         return self.llm.metadata.get("tokenizer.chat_template")
 
     def tokenize(self, prompt: str) -> list[int]:
-        """Tokens of a rendered prompt; special tokens such as ``<start_of_turn>`` are parsed."""
+        """Tokens of a rendered prompt; special tokens such as ``<|im_start|>`` are parsed."""
         bos = self.llm.detokenize([self.llm.token_bos()], special=True).decode(errors="ignore")
         add_bos = not (bos and prompt.startswith(bos))
         return self.llm.tokenize(prompt.encode(), add_bos=add_bos, special=True)

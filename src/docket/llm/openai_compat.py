@@ -69,6 +69,10 @@ class OpenAICompatibleProvider:
     max_concurrency: int = DEFAULT_MAX_IN_FLIGHT
     supports_json_schema: bool = True
     supports_logprobs: bool = True
+    json_mode: str = "json_schema"
+    """How a JSON schema is sent: ``json_schema`` (OpenAI, vLLM, Ollama, llama.cpp's C++
+    server) or ``json_object`` with a ``schema`` member (llama-cpp-python's server). The
+    provider switches once, by itself, when a server refuses the first form."""
     _client: Any = field(default=None, repr=False)
     _client_loop: Any = field(default=None, repr=False)
     _closer: Any = field(default=None, repr=False)
@@ -101,22 +105,27 @@ class OpenAICompatibleProvider:
 
     async def generate(self, request: Request) -> Completion:
         """Send one chat completion request and map failures onto docket errors."""
+        started = time.perf_counter()
+        status, data = await self._post(request)
+        if status != 200 and self._refused_json_schema(request, data):
+            self.json_mode = "json_object"
+            status, data = await self._post(request)
+        if status != 200:
+            raise self._status_error(status, _error_text(data))
+        return _to_completion(_body(data), time.perf_counter() - started)
+
+    async def _post(self, request: Request) -> tuple[int, bytes]:
         import aiohttp
 
-        started = time.perf_counter()
         client = await self._get_client()
+        body = json.dumps(self._params(request))
         try:
-            async with client.post(
-                "chat/completions", data=json.dumps(self._params(request))
-            ) as response:
-                status, data = response.status, await response.read()
+            async with client.post("chat/completions", data=body) as response:
+                return response.status, await response.read()
         except TimeoutError as exc:
             raise TransientModelError(f"no answer within {self.timeout_s:g} s") from exc
         except aiohttp.ClientError as exc:
             raise TransientModelError(f"{type(exc).__name__}: {exc}") from exc
-        if status != 200:
-            raise self._status_error(status, _error_text(data))
-        return _to_completion(_body(data), time.perf_counter() - started)
 
     def _status_error(self, status: int, text: str) -> Exception:
         if status in TRANSIENT_STATUS or status >= 500:
@@ -129,6 +138,14 @@ class OpenAICompatibleProvider:
             f"model '{self.name}' refused the request ({status}): {text}",
             hint="check the URL, the model name and the API key",
         )
+
+    def _refused_json_schema(self, request: Request, data: bytes) -> bool:
+        # llama-cpp-python's server answers an unknown response_format type with a 500
+        # (a validation error) that names the field; any server that names it is refusing
+        # the form, not failing.
+        text = data.decode("utf-8", "replace")
+        refused = "response_format" in text or "json_schema" in text
+        return refused and request.json_schema is not None and self.json_mode == "json_schema"
 
     def _params(self, request: Request) -> dict[str, Any]:
         params: dict[str, Any] = {
@@ -145,10 +162,14 @@ class OpenAICompatibleProvider:
             params["logprobs"] = True
             params["top_logprobs"] = request.top_logprobs
         if request.json_schema is not None and self.supports_json_schema:
-            params["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "reply", "schema": request.json_schema},
-            }
+            params["response_format"] = (
+                {"type": "json_object", "schema": request.json_schema}
+                if self.json_mode == "json_object"
+                else {
+                    "type": "json_schema",
+                    "json_schema": {"name": "reply", "schema": request.json_schema},
+                }
+            )
         return params
 
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from docket.llm.model import Model, Parsed
 from docket.relevance import prompts
-from docket.relevance.evidence import split_sentences
+from docket.relevance.evidence import sentence_id, split_sentences, validate_evidence
 from docket.relevance.options import JudgeOptions
-from docket.relevance.parsing import parse_grade, parse_turn
+from docket.relevance.parsing import GradeReply, TurnReply, parse_grade, parse_turn
 from docket.relevance.records import failures_of, parsed_usage, sum_usage
 from docket.relevance.types import Judgment, Pair
 
@@ -23,6 +23,34 @@ def shared_for(pair: Pair) -> str:
     """The shared prompt block of ``pair`` (the same prefix DREAM uses)."""
     sentences = [prompts.neutralise(s) for s in split_sentences(pair.text)]
     return prompts.shared_block(pair.query, sentences)
+
+
+def reply_fields(
+    reply: TurnReply | GradeReply | None,
+    pair: Pair,
+    *,
+    agent: str = "judge",
+    label: int | None = None,
+) -> dict[str, Any]:
+    """The transcript fields of a parsed reply: label, evidence (valid and not) and reasoning.
+
+    Every method's transcript turn has the shape of a debate turn in round 1, so the
+    review queue and ``docket show`` read one format.
+    """
+    turn: dict[str, Any] = {"round": 1, "agent": agent, "stance": None}
+    if reply is None:
+        empty: dict[str, Any] = {"evidence": [], "evidence_text": [], "invalid_evidence": []}
+        return {**turn, "label": None, **empty, "reasoning": ""}
+    sentences = split_sentences(pair.text)
+    valid, invalid = validate_evidence(reply.evidence, len(sentences))
+    return {
+        **turn,
+        "label": reply.label if isinstance(reply, TurnReply) else label,
+        "evidence": [sentence_id(i) for i in valid],
+        "evidence_text": [sentences[i - 1] for i in valid],
+        "invalid_evidence": invalid,
+        "reasoning": reply.reasoning,
+    }
 
 
 def call_record(parsed: Parsed[Any], model_name: str, **fields: Any) -> dict[str, Any]:
@@ -77,27 +105,25 @@ class SingleJudge:
         request = prompts.single_binary_request(
             shared_for(pair), self.options.max_tokens, self.options.temperature
         )
-        parsed = await self.model.generate_parsed(request, prompts.prefilled(request, parse_turn))
+        parsed = await self.model.generate_parsed(request, parse_turn)
         reply = parsed.value
-        record = call_record(
-            parsed,
-            self.model.name,
-            label=reply.label if reply else None,
-            reasoning=reply.reasoning if reply else "",
-        )
+        record = call_record(parsed, self.model.name, **reply_fields(reply, pair))
         judgment = base_judgment(pair, self.method, self.options, self.model, [record])
         return replace(judgment, label=reply.label, decided_by="judge") if reply else judgment
 
     async def _graded(self, pair: Pair) -> Judgment:
         request = prompts.single_graded_request(
-            pair.query, pair.text, self.options.max_tokens, self.options.temperature
+            shared_for(pair), self.options.max_tokens, self.options.temperature
         )
-        parsed = await self.model.generate_parsed(request, prompts.prefilled(request, parse_grade))
-        record = call_record(parsed, self.model.name, grade=parsed.value)
+        parsed = await self.model.generate_parsed(request, parse_grade)
+        reply = parsed.value
+        grade = reply.grade if reply else None
+        label = None if grade is None else int(grade >= RELEVANT_GRADE)
+        fields = reply_fields(reply, pair, label=label)
+        record = call_record(parsed, self.model.name, grade=grade, **fields)
         judgment = base_judgment(pair, self.method, self.options, self.model, [record])
-        if parsed.value is None:
+        if grade is None:
             return judgment
-        grade = parsed.value
         return replace(
             judgment, label=int(grade >= RELEVANT_GRADE), grade=grade, decided_by="judge"
         )
@@ -124,7 +150,9 @@ class MajorityJudge:
     async def judge(self, pair: Pair) -> Judgment:
         """Collect the votes concurrently and count them."""
         shared = shared_for(pair)
-        votes = await asyncio.gather(*(self._vote(shared, i) for i in range(self.options.samples)))
+        votes = await asyncio.gather(
+            *(self._vote(pair, shared, i) for i in range(self.options.samples))
+        )
         judgment = base_judgment(pair, self.method, self.options, self.model, list(votes))
         counts = Counter(v["label"] for v in votes if v["label"] is not None)
         ranked = counts.most_common()
@@ -133,23 +161,16 @@ class MajorityJudge:
         label, count = ranked[0]
         return replace(judgment, label=label, decided_by="judge", confidence=count / counts.total())
 
-    async def _vote(self, shared: str, index: int) -> dict[str, Any]:
+    async def _vote(self, pair: Pair, shared: str, index: int) -> dict[str, Any]:
         request = replace(
             prompts.single_binary_request(
                 shared, self.options.max_tokens, self.options.majority_temperature
             ),
             seed=self.options.seed + index,
         )
-        parsed = await self.model.generate_parsed(request, prompts.prefilled(request, parse_turn))
-        reply = parsed.value
-        return call_record(
-            parsed,
-            self.model.name,
-            sample=index,
-            seed=request.seed,
-            label=reply.label if reply else None,
-            reasoning=reply.reasoning if reply else "",
-        )
+        parsed = await self.model.generate_parsed(request, parse_turn)
+        fields = reply_fields(parsed.value, pair, agent=f"vote {index + 1}")
+        return call_record(parsed, self.model.name, sample=index, seed=request.seed, **fields)
 
     def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
         """Identity."""

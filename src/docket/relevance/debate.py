@@ -1,8 +1,8 @@
 """DREAM: relevance assessment by debate between agents with opposing starting stances.
 
 Each round every agent reads the numbered chunk, its own previous turn and the others'
-previous turns (label, reasoning and quoted evidence), and answers with a label, evidence
-ids and one sentence of reasoning. The first round in which all labels agree decides the
+previous turns (label, reasoning and quoted evidence), answers the others' claims, and
+replies with a label, evidence ids and one to three sentences of reasoning. The first round in which all labels agree decides the
 pair (``consensus``). Without agreement after R rounds, or as soon as a turn cannot be
 parsed, the pair is escalated to a human with the whole transcript; an optional LLM
 adjudicator may decide disagreements instead.
@@ -115,22 +115,18 @@ class DreamJudge:
         previous: Mapping[str, dict[str, Any]],
     ) -> dict[str, Any]:
         others = [a.name for a in self.agents if a.name != agent.name]
-        history = prompts.debate_history(
-            previous.get(agent.name),
-            [previous[name] for name in others if name in previous],
-            chunk.sentences,
-        )
         request = prompts.debate_request(
             chunk.shared,
             agent.name,
             others,
             agent.stance,
             round_no,
-            history,
+            previous,
+            chunk.sentences,
             self.options.max_tokens,
             self.options.temperature,
         )
-        parsed = await agent.model.generate_parsed(request, prompts.prefilled(request, parse_turn))
+        parsed = await agent.model.generate_parsed(request, parse_turn)
         return turn_record(round_no, agent.name, agent.stance, agent.model.name, parsed, chunk)
 
     async def _disagreement(
@@ -146,9 +142,7 @@ class DreamJudge:
             self.options.max_tokens,
             self.options.temperature,
         )
-        parsed = await self.adjudicator.generate_parsed(
-            request, prompts.prefilled(request, parse_turn)
-        )
+        parsed = await self.adjudicator.generate_parsed(request, parse_turn)
         record = turn_record(rounds, ADJUDICATOR_NAME, None, self.adjudicator.name, parsed, chunk)
         transcript.append(record)
         if not parsed.ok:

@@ -14,6 +14,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -30,14 +31,20 @@ _WORD = re.compile(r"[^a-z]")
 
 
 def p_yes_from_logprobs(completion: Completion) -> float | None:
-    """P(yes) from the first token's alternatives, case and space variants summed.
+    """P(yes) from the alternatives at the answer token, case and space variants summed.
+
+    The answer token is the first generated token that is ``yes`` or ``no`` (a chat model
+    may open with markdown or a quote first); the first token when none is.
 
     Returns None when the completion carries no logprobs or neither yes nor no is among the
-    first token's alternatives.
+    answer token's alternatives.
     """
     if not completion.logprobs:
         return None
-    first = completion.logprobs[0]
+    first = next(
+        (lp for lp in completion.logprobs if _WORD.sub("", lp.token.lower()) in ("yes", "no")),
+        completion.logprobs[0],
+    )
     alternatives = {first.token: first.logprob, **first.top}
     mass = {"yes": 0.0, "no": 0.0}
     for token, logprob in alternatives.items():
@@ -114,14 +121,16 @@ class LaraJudge:
         request = prompts.lara_request(
             shared_for(pair), self.options.top_logprobs, self.options.temperature
         )
-        parsed = await self.model.generate_parsed(request, prompts.prefilled(request, parse_yes_no))
+        parsed = await self.model.generate_parsed(request, parse_yes_no)
         if parsed.value is None:
-            record = call_record(parsed, self.model.name, p_yes=None)
+            record = call_record(parsed, self.model.name, p_yes=None, **_turn(None))
             return base_judgment(pair, self.method, self.options, self.model, [record])
         p_yes = p_yes_from_logprobs(parsed.completions[-1])
         source = "logprobs" if p_yes is not None else "text"
         p_yes = float(parsed.value) if p_yes is None else p_yes
-        record = call_record(parsed, self.model.name, p_yes=p_yes, p_source=source)
+        record = call_record(
+            parsed, self.model.name, p_yes=p_yes, p_source=source, **_turn(parsed.value, p_yes)
+        )
         judgment = base_judgment(pair, self.method, self.options, self.model, [record])
         config = {**judgment.config, "p_yes": p_yes, "p_source": source}
         return replace(
@@ -131,6 +140,23 @@ class LaraJudge:
     def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
         """Mark the budgeted pairs closest to 0.5 as escalated (no human labels yet)."""
         return run_lara(judgments, self.options.budget, oracle=None)
+
+
+def _turn(answer: int | None, p_yes: float | None = None) -> dict[str, Any]:
+    """LARA's call as a round-1 transcript turn (it cites no evidence)."""
+    reasoning = (
+        "" if p_yes is None else f"answered {'yes' if answer else 'no'}; P(yes) = {p_yes:.3f}"
+    )
+    return {
+        "round": 1,
+        "agent": "judge",
+        "stance": None,
+        "label": answer,
+        "evidence": [],
+        "evidence_text": [],
+        "invalid_evidence": [],
+        "reasoning": reasoning,
+    }
 
 
 def simulate_lara(

@@ -46,7 +46,7 @@ class JudgeOptions(BaseModel):
     scale: Literal["binary", "graded"] = "binary"
     samples: int = Field(5, ge=1, le=50)
     budget: float = Field(0.035, ge=0.0, le=1.0)
-    max_tokens: int = Field(80, ge=8, le=4096)
+    max_tokens: int = Field(200, ge=8, le=4096)
     temperature: float = Field(0.0, ge=0.0, le=2.0)
     majority_temperature: float = Field(0.7, gt=0.0, le=2.0)
     seed: int = 0

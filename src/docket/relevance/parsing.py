@@ -1,14 +1,18 @@
 """Tolerant readers for model replies, strict about the label.
 
-A reply may use any case, markdown bold or bullets, put the keys on one line, or be a JSON
-object. A reply without exactly one recognisable label raises :class:`ParseError`: it is
-never turned into a default label.
+The protocol asks for a JSON object. A reply may wrap it in a code fence or in prose (the
+first JSON object is read), leave out evidence or reasoning, or, from a model that ignores
+the format, give ``label: ...`` lines in any case and markdown. A reply cut off inside its
+JSON still yields its label when the ``"label"`` member is complete. A reply without
+exactly one recognisable label raises :class:`ParseError`: it is never turned into a
+default label.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,13 +25,14 @@ _LABEL_START = re.compile(rf"(?:{_LABEL_WORDS.pattern})\b", re.I)
 _LEADING = re.compile(r"^(?:[\W_]*label\s*[:=\-])*[\W_]*", re.I)
 _KEYS = {
     "label": ("label", "verdict", "judgment", "judgement", "answer"),
+    "grade": ("grade", "score", "final_score"),
     "evidence": ("evidence", "sentences", "ids"),
     "reasoning": ("reasoning", "reason", "rationale", "explanation"),
 }
 _ALL_KEYS = "|".join(name for names in _KEYS.values() for name in names)
 _INLINE_KEY = re.compile(rf"\s+(?=(?:{_ALL_KEYS})\s*[:=])", re.I)
-_GRADE = re.compile(r"final\s*score\s*(?:\(O\))?\s*[:=\-]?\s*\**\s*(\d+)", re.I)
-_YES_NO = re.compile(r"^\W*(?:answer\s*[:=\-]\W*)*(yes|no)\b", re.I)
+_GRADE = re.compile(r"(?:final\s*score|grade)\s*(?:\(O\))?\s*[:=\-]?\s*\**\s*(\d+)", re.I)
+_YES_NO = re.compile(r"^\W*(?:answer\W*)*(yes|no)\b", re.I)
 
 
 @dataclass(frozen=True)
@@ -122,20 +127,46 @@ def _line_fields(text: str) -> dict[str, Any]:
 
 
 def _json_fields(text: str) -> dict[str, Any]:
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        return {}
-    try:
-        data = json.loads(text[start : end + 1])
-    except ValueError:
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    fields = {}
-    for key, value in data.items():
-        field = _field_of(str(key))
-        if field and field not in fields:
-            fields[field] = [value] if field == "label" else value
+    for data in json_objects(text):
+        fields: dict[str, Any] = {}
+        for key, value in data.items():
+            field = _field_of(str(key))
+            if field and field not in fields:
+                fields[field] = [value] if field == "label" else value
+        if fields:
+            return fields
+    return _truncated_json_fields(text)
+
+
+def json_objects(text: str) -> Iterator[dict[str, Any]]:
+    """Every top-level JSON object in ``text``, in order; code fences and prose around
+    them are skipped. The replies' fields come from the first object with a known key."""
+    decoder = json.JSONDecoder()
+    position = 0
+    while (start := text.find("{", position)) >= 0:
+        try:
+            data, end = decoder.raw_decode(text, start)
+        except ValueError:
+            position = start + 1
+            continue
+        if isinstance(data, dict):
+            yield data
+        position = end
+
+
+_JSON_MEMBER = re.compile(r'"(label|grade|evidence)"\s*:\s*("(?:[^"\\]|\\.)*"|\d+|\[[^\]]*\])')
+
+
+def _truncated_json_fields(text: str) -> dict[str, Any]:
+    # A reply that ran out of tokens inside "reasoning" still holds complete members
+    # before it; only members whose value is complete are read.
+    fields: dict[str, Any] = {}
+    for key, raw in _JSON_MEMBER.findall(text):
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            continue
+        fields.setdefault(key, [value] if key == "label" else value)
     return fields
 
 
@@ -144,19 +175,40 @@ def _field_of(key: str) -> str | None:
     return next((field for field, names in _KEYS.items() if key in names), None)
 
 
-def parse_grade(text: str) -> int:
-    """Read ``##final score: n`` (0-3) from a graded reply.
+@dataclass(frozen=True)
+class GradeReply:
+    """A parsed graded reply (0-3); evidence ids are not yet range-checked."""
+
+    grade: int
+    evidence: tuple[int, ...] = ()
+    reasoning: str = ""
+
+
+def parse_grade(text: str) -> GradeReply:
+    """Read a 0-3 grade from a JSON reply (``grade`` or ``score``), or a ``final score: n``
+    or ``grade: n`` line.
 
     Raises:
-        ParseError: no final score, or a score outside 0-3.
+        ParseError: no grade, or a grade outside 0-3.
     """
-    matches = _GRADE.findall(text.replace("*", ""))
-    if not matches:
-        raise ParseError("no '##final score: n' line found", raw=text)
-    grade = int(matches[-1])
+    fields = _json_fields(text)
+    value = fields.get("grade")
+    if value is None:
+        matches = _GRADE.findall(text.replace("*", ""))
+        if not matches:
+            raise ParseError('no "grade" found', raw=text)
+        value = matches[-1]
+    try:
+        grade = int(value)
+    except (TypeError, ValueError):
+        raise ParseError(f"grade '{str(value)[:20]}' is not a number 0-3", raw=text) from None
     if not 0 <= grade <= 3:
-        raise ParseError(f"final score {grade} is outside 0-3", raw=text)
-    return grade
+        raise ParseError(f"grade {grade} is outside 0-3", raw=text)
+    return GradeReply(
+        grade=grade,
+        evidence=tuple(parse_evidence_ids(fields.get("evidence") or "")),
+        reasoning=str(fields.get("reasoning") or "").strip(),
+    )
 
 
 def parse_yes_no(text: str) -> int:

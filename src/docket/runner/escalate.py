@@ -21,10 +21,18 @@ def review_payload(pair: Pair, judgment: Judgment) -> dict:
         "sentences": split_sentences(pair.text),
         "method": judgment.method,
         "gold": pair.label,
-        "transcript": [
-            {k: v for k, v in turn.items() if k != "usage"} for turn in judgment.transcript
-        ],
+        "transcript": [review_turn(turn) for turn in judgment.transcript],
     }
+
+
+def review_turn(turn: dict) -> dict:
+    """A transcript turn as the review payload takes it, without its usage accounting.
+
+    Every method writes round-1 turns with an agent name; records stored by older
+    versions (single-judge and LARA calls without them) get the same defaults, so their
+    escalations queue too.
+    """
+    return {"round": 1, "agent": "judge", **{k: v for k, v in turn.items() if k != "usage"}}
 
 
 def enqueue_escalations(
