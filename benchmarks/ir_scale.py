@@ -3,7 +3,8 @@
 Builds synthetic qrels and runs (550 queries x 25 runs x depth 100 by default), writes
 them as TREC files, then times each step: loading, pooling + hole listing, Hole@k
 counting, re-evaluation with ir_measures (original, completed and condensed variants),
-ranking comparison, composing completed qrels. Optionally indexes a synthetic corpus in
+ranking comparison, composing completed qrels, per-query scores and paired significance
+tests between all systems. Optionally indexes a synthetic corpus in
 a child process and reports its build rate and peak memory.
 
 Usage:
@@ -37,7 +38,10 @@ from docket.ir import (
     read_runs,
 )
 from docket.ir.corpus import CorpusIndex, iter_corpus_file
+from docket.ir.evaluate import parse_measures
+from docket.ir.per_query import per_query_variants
 from docket.ir.provenance import ProvenanceRecord
+from docket.ir.significance import compare_pairs
 
 RESULTS = Path(__file__).parent / "results" / "ir_scale.json"
 CANDIDATES = 1_000  # documents per query a system may retrieve
@@ -127,6 +131,7 @@ def ir_steps(folder: Path, queries: int, runs: int, depth: int) -> dict:
         systems_report.scores["completed"],
         systems_report.primary,
     )
+    _significance_steps(timings, systems, qrels, completed, systems_report)
     judged = sum(len(d) for d in qrels.values())
     return {
         "timings": timings,
@@ -143,6 +148,29 @@ def ir_steps(folder: Path, queries: int, runs: int, depth: int) -> dict:
             c.model_dump() for c in systems_report.comparisons if c.variant == "completed"
         ),
     }
+
+
+def _significance_steps(timings: dict, systems, qrels, completed, report) -> None:
+    """Per-query scores of the two qrels, then both paired tests over every system pair."""
+    variants = {"original": (qrels, False), "completed": (completed, False)}
+    measures = parse_measures(report.measures)
+    table = timed(
+        "per-query scores (2 variants x 5 measures)",
+        timings,
+        per_query_variants,
+        variants,
+        systems,
+        measures,
+    )
+    pairs = len(systems) * (len(systems) - 1) // 2
+    timed(
+        f"significance, {pairs} pairs x 2 variants (t + 10k randomization)",
+        timings,
+        lambda: [
+            compare_pairs({s: m[report.primary] for s, m in table[v].items()}, v, report.primary)
+            for v in variants
+        ],
+    )
 
 
 def peak_rss_mb() -> float:

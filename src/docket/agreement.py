@@ -153,3 +153,41 @@ def krippendorff_alpha(reliability_data: Sequence[Sequence[Hashable | None]]) ->
     units = [list(col) for col in zip(*rows, strict=True)] if rows else []
     counts, _ = category_counts(units)
     return krippendorff_alpha_counts(counts)
+
+
+def weighted_kappa(
+    a: Sequence[int], b: Sequence[int], categories: Sequence[int], weights: str = "linear"
+) -> float:
+    """Cohen's weighted kappa for ordinal labels (e.g. relevance grades 0-3).
+
+    kappa_w = 1 - sum(w * observed) / sum(w * expected), with disagreement weights
+    ``|i - j| / (k - 1)`` (linear) or its square (quadratic) between category positions.
+
+    Args:
+        a: labels of the first rater.
+        b: labels of the second rater, aligned with ``a``.
+        categories: every category in order (labels outside it raise ValueError).
+        weights: ``linear`` or ``quadratic``.
+
+    Returns:
+        Weighted kappa, or NaN when undefined (no items, or no expected disagreement).
+    """
+    if len(a) != len(b):
+        raise ValueError(f"weighted_kappa needs aligned labels, got {len(a)} and {len(b)}")
+    if weights not in ("linear", "quadratic"):
+        raise ValueError(f"weights must be linear or quadratic, not {weights!r}")
+    k = len(categories)
+    if not a or k < 2:
+        return math.nan
+    index = {c: i for i, c in enumerate(categories)}
+    table = np.zeros((k, k))
+    np.add.at(table, ([index[x] for x in a], [index[y] for y in b]), 1.0)
+    table /= table.sum()
+    expected = np.outer(table.sum(axis=1), table.sum(axis=0))
+    positions = np.arange(k)
+    distance = np.abs(positions[:, None] - positions[None, :]) / (k - 1)
+    w = distance if weights == "linear" else distance**2
+    denominator = float((w * expected).sum())
+    if math.isclose(denominator, 0.0):
+        return math.nan
+    return 1.0 - float((w * table).sum()) / denominator

@@ -26,7 +26,9 @@ def _zebra(request: Request) -> str:
     """Agents agree: relevant iff the chunk mentions zebras; 'ambiguous' chunks split by stance."""
     prompt = request.prompt_text
     chunk = prompt.split("<chunk>", 1)[1].split("</chunk>", 1)[0].lower()
-    relevant = "starting stance: RELEVANT" in prompt if "ambiguous" in chunk else "zebra" in chunk
+    relevant = (
+        bool(re.search(r"\bRELEVANT\b", prompt)) if "ambiguous" in chunk else "zebra" in chunk
+    )
     label = "relevant" if relevant else "irrelevant"
     return f"LABEL: {label}\nEVIDENCE: S1\nREASONING: the chunk is {label}."
 
@@ -105,7 +107,7 @@ def test_fill_with_debate_writes_qrels_and_provenance(bench, tmp_path: Path) -> 
     assert qrels["q2"] == {**QRELS["q2"], "d8": 1, "d9": 0}  # d6: agents disagree, pending
     records = {(r.qid, r.docid, r.source) for r in read_provenance(prov)}
     assert ("q2", "d6", "escalated-pending") in records and ("q1", "d7", "consensus") in records
-    assert "6 holes at depth 3; judged 6 pairs; 5 labels added" in result.output
+    assert "6 holes at depth 3; judged 6 pairs now; 5 labels added" in result.output
     # compose the original-only level back from the provenance
     original = tmp_path / "original.qrels"
     _invoke(

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from docket.errors import InputError
-from docket.ir.formats import read_qrels, read_queries, read_run, read_runs, write_qrels
+from docket.ir.formats import read_qrels, read_run, read_runs, write_qrels
+from docket.ir.queries import read_queries
 
 
 def test_qrels_round_trip(tmp_path: Path) -> None:

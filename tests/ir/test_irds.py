@@ -10,7 +10,7 @@ import pytest
 
 from docket.errors import UserError
 from docket.ir.corpus import Document, open_corpus
-from docket.ir.formats import read_queries
+from docket.ir.queries import read_queries
 
 Doc = namedtuple("Doc", "doc_id title text")
 Query = namedtuple("Query", "query_id text")

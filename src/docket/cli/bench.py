@@ -12,7 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from docket.cli.bench_report import build_tables, run_tables
-from docket.cli.common import console, model_factory, out
+from docket.cli.common import console, escape, model_factory, out
 from docket.config import load_settings
 from docket.errors import ConfigError
 
@@ -151,9 +151,9 @@ def build(
 def _report_build(result: Any, output: Path) -> None:
     header = result.dataset.header
     for warning in result.warnings:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
     for seed_id, why in header.skipped_seeds.items():
-        console.print(f"seed '{seed_id}' skipped: {why}")
+        console.print(f"seed '{escape(seed_id)}' skipped: {escape(why)}")
     for table in build_tables(result):
         out.print(table)
     calls = ", ".join(f"{name}: {u['calls']} calls" for name, u in result.usage.items())
@@ -220,7 +220,7 @@ def run(
             )
         )
     for warning in report.warnings:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
     for table in run_tables(report):
         out.print(table)
     if output is not None:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape as _escape_markup
+from rich.table import Table
 
 from docket.config import Settings
 from docket.llm import Model, RetryPolicy
@@ -17,6 +20,21 @@ from docket.store.base import display_url
 
 console = Console(stderr=True)
 out = Console()
+
+
+def escape(text: object) -> str:
+    """User, corpus or model text made safe to print with rich: ``[x]`` stays ``[x]``."""
+    return _escape_markup(str(text))
+
+
+def id_column(table: Table, heading: str, values: Iterable[object] = (), **kwargs: Any) -> None:
+    """Add an identifying column (qid, docid, system) that is never cut or wrapped.
+
+    Its minimum width is its longest value, so at a narrow terminal rich shrinks and
+    wraps the other columns instead.
+    """
+    width = max([len(heading), *(len(str(v)) for v in values)])
+    table.add_column(heading, no_wrap=True, min_width=width, overflow="fold", **kwargs)
 
 
 class ModelPool:
@@ -83,7 +101,7 @@ def resumable(db: str) -> Iterator[None]:
         yield
     except KeyboardInterrupt:
         console.print(
-            f"[yellow]interrupted[/yellow]: every finished pair is saved in {display_url(db)}; "
+            f"[yellow]interrupted[/yellow]: every finished pair is saved in {escape(display_url(db))}; "
             "run the same command again to resume",
             soft_wrap=True,
         )

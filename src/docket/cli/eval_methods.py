@@ -2,6 +2,7 @@
 
 import asyncio
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
@@ -9,12 +10,14 @@ import typer
 from rich.progress import Progress, TaskID
 from rich.table import Table
 
-from docket.cli.common import console, model_factory, out
+from docket.cli.common import console, escape, model_factory, out
+from docket.cli.ir_common import LineProgress
 from docket.config import Settings, load_settings
 from docket.errors import ConfigError
-from docket.relevance.evaluate import EvalReport, evaluate_methods, plot_curves
+from docket.ir.formats import write_atomically
+from docket.relevance.evaluate import EvalReport, evaluate_methods, pair_rows, plot_curves
 from docket.relevance.metrics import Key
-from docket.relevance.options import METHODS, JudgeOptions
+from docket.relevance.options import METHODS, JudgeOptions, check_applicable
 from docket.relevance.pairs_io import read_labels, read_pairs
 from docket.relevance.types import Judgment
 
@@ -23,6 +26,9 @@ ROWS: list[tuple[str, str, str]] = [
     ("irrelevant_recall", "irrelevant recall", "%"),
     ("relevant_recall", "relevant recall", "%"),
     ("balanced_accuracy", "balanced accuracy", "%"),
+    ("escalations_answered", "  escalations answered", "s"),
+    ("kappa", "Cohen's kappa vs gold", ".3f"),
+    ("weighted_kappa", "weighted kappa (grades)", ".3f"),
     ("escalation_rate", "escalation rate", "%"),
     ("automatic_accuracy", "accuracy of automatic labels", "%"),
     ("calls_per_pair", "LLM calls / pair", ".2f"),
@@ -68,6 +74,12 @@ def methods(
     db: Annotated[str | None, typer.Option(help="Store with review decisions.")] = None,
     cache: Annotated[str | None, typer.Option(help="Response cache file, or 'off'.")] = None,
     concurrency: Annotated[int | None, typer.Option(help="Pairs judged at once.")] = None,
+    pairs_out: Annotated[
+        Path | None, typer.Option(help="Write one JSONL row per method and pair here.")
+    ] = None,
+    progress_every: Annotated[
+        int, typer.Option(min=1, help="Off a terminal: a progress line every N pairs.")
+    ] = 25,
 ) -> None:
     """Compare relevance methods against gold labels; print a table, write JSON and a plot."""
     settings = load_settings(model=model, cache=cache, concurrency=concurrency, db=db)
@@ -82,9 +94,10 @@ def methods(
         adjudicator=adjudicator,
         agent_models=[m.strip() for m in agent_models.split(",") if m.strip()],
     )
+    check_applicable(names, options)
     pair_list = read_pairs(pairs)
     decisions = _human_decisions(humans, settings.db)
-    report = _run(pair_list, names, options, settings, decisions)
+    report = _run(pair_list, names, options, settings, decisions, progress_every)
     out.print(metrics_table(report))
     if report.curves:
         out.print(curves_table(report))
@@ -95,6 +108,10 @@ def methods(
         typer.echo(f"report written to {report_path}")
     if plot is not None:
         typer.echo(f"plot written to {plot_curves(report, plot)}")
+    if pairs_out is not None:
+        rows = pair_rows(report, list(pair_list), decisions)
+        count = write_atomically(pairs_out, (json.dumps(r) + "\n" for r in rows))
+        typer.echo(f"{count} per-pair rows written to {pairs_out}")
 
 
 def _human_decisions(humans: str, db: str) -> dict[tuple[str, str], int] | None:
@@ -127,18 +144,13 @@ def _run(
     options: JudgeOptions,
     settings: Settings,
     decisions: dict[Key, int] | None,
+    progress_every: int = 25,
 ) -> EvalReport:
     # One Model per name, sharing the response cache: DREAM's curve re-runs for other R
     # then repeat earlier rounds from the cache instead of calling the model again.
     get_model = model_factory(settings)
-    with Progress(console=console, transient=True) as progress:
-        tasks: dict[str, TaskID] = {}
 
-        def on_pair(tag: str, _judgment: Judgment) -> None:
-            if tag not in tasks:
-                tasks[tag] = progress.add_task(tag, total=len(pairs))
-            progress.advance(tasks[tag])
-
+    def run(on_pair: Callable[[str, Judgment], None]) -> EvalReport:
         return asyncio.run(
             evaluate_methods(
                 pairs,
@@ -152,6 +164,19 @@ def _run(
             )
         )
 
+    if not console.is_terminal:
+        lines = LineProgress(every=progress_every)
+        return run(lambda tag, _judgment: lines.advance(tag, len(pairs)))
+    with Progress(console=console, transient=True) as progress:
+        tasks: dict[str, TaskID] = {}
+
+        def on_pair(tag: str, _judgment: Judgment) -> None:
+            if tag not in tasks:
+                tasks[tag] = progress.add_task(escape(tag), total=len(pairs))
+            progress.advance(tasks[tag])
+
+        return run(on_pair)
+
 
 def metrics_table(report: EvalReport) -> Table:
     """Methods side by side, one metric per row."""
@@ -161,7 +186,7 @@ def metrics_table(report: EvalReport) -> Table:
         table.add_column(name, justify="right")
     for field, heading, fmt in ROWS:
         values = [getattr(m, field) for m in report.metrics.values()]
-        table.add_row(heading, *(_fmt(v, fmt) for v in values))
+        table.add_row(heading, *(escape(_fmt(v, fmt)) for v in values))
     return table
 
 
@@ -173,12 +198,17 @@ def curves_table(report: EvalReport) -> Table:
     for points in report.curves.values():
         for p in points:
             table.add_row(
-                p.method, p.setting, _fmt(p.escalation_rate, "%"), _fmt(p.balanced_accuracy, "%")
+                escape(p.method),
+                escape(p.setting),
+                _fmt(p.escalation_rate, "%"),
+                _fmt(p.balanced_accuracy, "%"),
             )
     return table
 
 
-def _fmt(value: float | int | None, fmt: str) -> str:
+def _fmt(value: float | int | str | None, fmt: str) -> str:
     if value is None:
         return "-"
+    if fmt == "s":
+        return str(value)
     return f"{100 * value:.1f}%" if fmt == "%" else format(value, fmt)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from docket.cli.common import out
+from docket.cli.common import escape, id_column, out
 from docket.cli.ir_common import (
     GradesOpt,
     MoreRuns,
@@ -21,8 +21,17 @@ from docket.cli.ir_common import (
     split_names,
     write_json,
 )
-from docket.ir.evaluate import DEFAULT_MEASURES, SystemsReport, compare_systems
+from docket.ir.evaluate import (
+    DEFAULT_MEASURES,
+    SystemsReport,
+    compare_systems,
+    parse_measures,
+    qrels_variants,
+)
+from docket.ir.formats import write_atomically
+from docket.ir.per_query import PerQuery, per_query_variants, trec_eval_lines, write_per_query
 from docket.ir.rag import RagAlignment, rag_alignment, read_generation
+from docket.ir.significance import PairTest, compare_pairs
 
 CompletedOpt = Annotated[Path | None, typer.Option(help="completed qrels (e.g. from holes fill)")]
 
@@ -44,25 +53,102 @@ def systems(
     plot: Annotated[Path | None, typer.Option(help="PNG plot of rank shifts")] = None,
     out_path: Annotated[Path | None, typer.Option("--out", help="JSON report")] = None,
     grades: GradesOpt = None,
+    per_query: Annotated[
+        Path | None, typer.Option(help="per-query scores: .json, else TSV")
+    ] = None,
+    trec_eval: Annotated[
+        Path | None, typer.Option(help="per-query and overall scores as trec_eval -q text")
+    ] = None,
+    significance: Annotated[
+        bool, typer.Option(help="paired t-test and randomization test between systems")
+    ] = False,
+    alpha: Annotated[float, typer.Option(help="family-wise level of the Holm correction")] = 0.05,
+    permutations: Annotated[int, typer.Option(min=100, help="randomization test budget")] = 10_000,
+    seed: Annotated[int, typer.Option(help="seed of the randomization test")] = 0,
 ) -> None:
     """Evaluate every system before/after completion; rank shifts, Kendall's tau and tau_AP."""
     original = load_qrels(qrels, grades)
     completed = load_qrels(completed_qrels, grades) if completed_qrels else None
-    report = compare_systems(
-        load_runs(runs, more_runs),
-        original,
-        completed,
-        split_names(measures, DEFAULT_MEASURES),
-        primary,
-        condensed,
-    )
+    systems_ = load_runs(runs, more_runs)
+    names = split_names(measures, DEFAULT_MEASURES)
+    report = compare_systems(systems_, original, completed, names, primary, condensed)
+    table: PerQuery = {}
+    if per_query is not None or trec_eval is not None or significance:
+        variants = qrels_variants(original, completed, condensed)
+        table = per_query_variants(variants, systems_, parse_measures(report.measures))
+    tests = _significance(table, report, alpha, permutations, seed) if significance else []
     if out_path is not None:
-        write_json(report.model_dump(mode="json"), out_path)
+        data = report.model_dump(mode="json")
+        if significance:
+            data["significance"] = [t.model_dump(mode="json") for t in tests]
+        write_json(data, out_path)
     if plot is not None and report.shift_variant is not None:
         from docket.ir.plot import plot_rank_shifts
 
         plot_rank_shifts(report, plot)
     _print_systems(report)
+    for rendered in significance_tables(tests, alpha) if significance else []:
+        out.print(rendered)
+    _write_per_query(table, report, per_query, trec_eval)
+
+
+def _significance(
+    table: PerQuery, report: SystemsReport, alpha: float, permutations: int, seed: int
+) -> list[PairTest]:
+    # Before and after completion only: condensed lists are a robustness check, not a claim.
+    return [
+        test
+        for variant in ("original", "completed")
+        if variant in table
+        for test in compare_pairs(
+            {s: m[report.primary] for s, m in table[variant].items()},
+            variant,
+            report.primary,
+            alpha=alpha,
+            permutations=permutations,
+            seed=seed,
+        )
+    ]
+
+
+def _write_per_query(
+    table: PerQuery, report: SystemsReport, per_query: Path | None, trec_eval: Path | None
+) -> None:
+    if per_query is not None:
+        count = write_per_query(table, per_query)
+        out.print(f"{count} per-query values written to {per_query}", markup=False)
+    if trec_eval is not None:
+        write_atomically(trec_eval, trec_eval_lines(table, report.scores))
+        out.print(f"trec_eval output written to {trec_eval}", markup=False)
+
+
+def significance_tables(tests: list[PairTest], alpha: float) -> list[Table]:
+    """Per qrels variant, one row per pair of systems: p-values and Holm decisions.
+
+    The means are in the scores table; leaving them out keeps the identifying pair
+    column whole and every p-value visible at 80 columns.
+    """
+    tables = []
+    for variant in dict.fromkeys(t.variant for t in tests):
+        rows = [t for t in tests if t.variant == variant]
+        table = Table(title=f"Paired significance, {variant} qrels (Holm, alpha {alpha})")
+        id_column(table, "systems", [name for t in rows for name in (t.a, f"vs {t.b}")])
+        for column in ("p t-test", "Holm", "p random.", "Holm"):
+            table.add_column(column, justify="right", overflow="fold")
+        for t in rows:
+            table.add_row(
+                f"{escape(t.a)}\nvs {escape(t.b)}",
+                fmt(t.t_p, 4),
+                _decision(t.t_significant),
+                fmt(t.randomization_p, 4),
+                _decision(t.randomization_significant),
+            )
+        tables.append(table)
+    return tables
+
+
+def _decision(significant: bool) -> str:
+    return "yes" if significant else "no"
 
 
 def _print_systems(report: SystemsReport) -> None:
@@ -70,13 +156,13 @@ def _print_systems(report: SystemsReport) -> None:
     table = Table(
         title=f"Systems ranked by {primary}" + (f": original -> {after}" if after else "")
     )
-    table.add_column("system")
+    id_column(table, "system", report.systems())
     extra = ["new rank", "shift", f"{primary} ({after})"] if after else []
     for column in ("rank", f"{primary} (original)", *extra):
-        table.add_column(column, justify="right")
+        table.add_column(column, justify="right", overflow="fold")
     for name in report.systems():
         row = [
-            name,
+            escape(name),
             str(report.ranks["original"][name]),
             fmt(report.scores["original"][name][primary]),
         ]
@@ -102,11 +188,13 @@ def _print_systems(report: SystemsReport) -> None:
 
 def _scores_table(report: SystemsReport, variant: str) -> Table:
     table = Table(title=f"Scores with {variant} qrels")
-    table.add_column("system")
+    id_column(table, "system", report.systems())
     for measure in report.measures:
-        table.add_column(measure, justify="right")
+        table.add_column(measure, justify="right", overflow="fold")
     for name in report.systems():
-        table.add_row(name, *(fmt(report.scores[variant][name][m]) for m in report.measures))
+        table.add_row(
+            escape(name), *(fmt(report.scores[variant][name][m]) for m in report.measures)
+        )
     return table
 
 

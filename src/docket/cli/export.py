@@ -10,9 +10,16 @@ import typer
 from docket.cli.common import out
 from docket.config import load_settings
 from docket.errors import ConfigError
+from docket.ir.export import (
+    check_export_options,
+    export_rows,
+    jsonl_lines,
+    qrels_lines,
+    undecided_lines,
+    write_atomically,
+)
 from docket.store import open_store
 from docket.store.claims import failed_pairs
-from docket.store.export import export_rows, jsonl_lines, qrels_lines, write_atomically
 from docket.store.tables import Job
 
 app = typer.Typer()
@@ -26,19 +33,44 @@ def export(
     labels: Annotated[
         str, typer.Option(help="judged | reviewed (human decisions win)")
     ] = "reviewed",
+    grades: Annotated[
+        str, typer.Option(help="keep (write grades 0-3 where known) | binary (0 or --rel-level)")
+    ] = "keep",
+    rel_level: Annotated[
+        int, typer.Option(help="value written for a binary 'relevant' (TREC DL: 2)")
+    ] = 1,
+    undecided: Annotated[
+        Path | None,
+        typer.Option(help="also write escalated pairs still without a decision (qid TAB docid)"),
+    ] = None,
     db: Annotated[str | None, typer.Option(help="store path or SQLAlchemy URL")] = None,
 ) -> None:
     """Export a job's labels as TREC qrels or JSONL with provenance."""
     if fmt not in ("qrels", "jsonl") or labels not in ("judged", "reviewed"):
         raise ConfigError("--format must be qrels or jsonl and --labels judged or reviewed")
+    check_export_options(grades, rel_level)
     store = open_store(load_settings(db=db).db)
     with store.session() as session:
         if session.get(Job, job) is None:
             raise ConfigError(f"no job named '{job}' in the store", hint="run docket judge first")
     rows = export_rows(store, job, labels)  # type: ignore[arg-type]
-    lines = qrels_lines(rows) if fmt == "qrels" else jsonl_lines(rows)
+    if fmt == "qrels":
+        lines = qrels_lines(rows, grades, rel_level)  # type: ignore[arg-type]
+    else:
+        lines = jsonl_lines(rows, grades, rel_level)  # type: ignore[arg-type]
     count = write_atomically(output, lines)
-    out.print(f"wrote {count} {fmt} lines to {output}")
+    out.print(f"wrote {count} {fmt} lines to {output}", markup=False)
+    waiting = sum(row.undecided for row in rows)
+    what = "without a decision" if labels == "reviewed" else "(labels as judged)"
+    if undecided is not None:
+        write_atomically(undecided, undecided_lines(rows))
+        out.print(f"{waiting} escalated pairs {what} written to {undecided}", markup=False)
+    elif waiting and fmt == "qrels":
+        out.print(
+            f"{waiting} escalated pairs {what} are not in the qrels "
+            "(list them with --undecided FILE)",
+            markup=False,
+        )
     with store.session() as session:
         if failed := failed_pairs(session, job):
             out.print(f"{len(failed)} failed pairs not exported (rerun judge with --retry-failed)")

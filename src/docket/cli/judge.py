@@ -21,6 +21,7 @@ from docket.cli.common import (
 from docket.cli.summary import RunReport, print_summary
 from docket.config import Settings, load_settings
 from docket.relevance import Judge, JudgeOptions, build_judge
+from docket.relevance.options import check_applicable
 from docket.relevance.pairs_io import scan_pairs
 from docket.runner import judge_job
 from docket.store import Store, open_store, upsert_job
@@ -95,6 +96,7 @@ def judge(
         samples=samples,
         budget=budget,
     )
+    check_applicable(method, options)
     loaded = scan_pairs(pairs_path)  # checked whole, then streamed
     if loaded.duplicates:
         log.warning("%s: %d duplicate pairs judged once", pairs_path, loaded.duplicates)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import importlib
 import logging
 import sys
+from typing import Annotated
 
 import typer
 
 from docket.errors import UserError
+from docket.version import __version__
 
 app = typer.Typer(
     name="docket",
@@ -16,6 +18,25 @@ app = typer.Typer(
     no_args_is_help=True,
     pretty_exceptions_enable=False,
 )
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"docket {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and exit."
+        ),
+    ] = False,
+) -> None:
+    """Trustworthy LLM-assisted annotation: relevance by debate, requirement adherence."""
+
 
 # (module, attribute, name or None to merge its commands at top level)
 SUBCOMMANDS: list[tuple[str, str, str | None]] = [

@@ -15,7 +15,7 @@ from docket.adherence.checks import CATALOGUE, param_summary
 from docket.adherence.rules import dump_rules, load_rules, schema_text
 from docket.adherence.sop import DEFAULT_MAX_BYTES, load_sop
 from docket.adherence.stability import stability
-from docket.cli.common import console, model_factory, out
+from docket.cli.common import console, escape, model_factory, out
 from docket.config import load_settings
 
 app = typer.Typer(
@@ -85,7 +85,7 @@ def _print_report(report: AtomizeReport) -> None:
     )
     for section in report.sections_skipped:
         console.print(
-            f"[yellow]warning:[/] skipped section '{section}': the model's reply could not be read"
+            f"[yellow]warning:[/] skipped section '{escape(section)}': the model's reply could not be read"
         )
     if report.reflection_failures:
         console.print(
@@ -148,7 +148,7 @@ def validate(
         table.add_column(column, overflow="fold")
     for rule in ruleset.rules:
         check = f"{rule.check.checker} {json.dumps(rule.check.params)}" if rule.check else ""
-        table.add_row(rule.id, rule.tier, rule.scope.describe(), check, rule.text)
+        table.add_row(*map(escape, (rule.id, rule.tier, rule.scope.describe(), check, rule.text)))
     out.print(table)
     counts = ruleset.tier_counts()
     out.print(
@@ -177,7 +177,7 @@ def checkers() -> None:
     for column in ("checker", "level", "params", "checks"):
         table.add_column(column, overflow="fold")
     for name, found in sorted(CATALOGUE.items()):
-        table.add_row(name, found.level, param_summary(found.params), found.doc)
+        table.add_row(*map(escape, (name, found.level, param_summary(found.params), found.doc)))
     out.print(table)
 
 

@@ -14,7 +14,7 @@ from itertools import islice
 from rich.table import Table
 from rich.text import Text
 
-from docket.cli.common import out
+from docket.cli.common import id_column, out
 from docket.cli.transcript import most_debated, review_hint, transcript_view
 from docket.llm.usage import Usage
 from docket.relevance.types import Judgment, Pair
@@ -53,14 +53,15 @@ def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
 
     qid and docid never fold or get cut: the other columns give way.
     """
-    table = Table(title=title)
-    table.add_column("qid", no_wrap=True, overflow="fold", min_width=3)
-    table.add_column("docid", no_wrap=True, min_width=5)
+    shown = list(islice(results, MAX_ROWS))  # results may stream from the store
+    table = Table(title=Text(title))
+    id_column(table, "qid", [pair.qid for pair, _ in shown])
+    id_column(table, "docid", [pair.docid for pair, _ in shown])
     for column in ("label", "decided by"):
         table.add_column(column)
     for column in ("rounds", "LLM calls", "tokens"):
         table.add_column(column, justify="right")
-    for pair, judgment in islice(results, MAX_ROWS):  # results may stream from the store
+    for pair, judgment in shown:
         usage = judgment.usage
         table.add_row(
             Text(pair.qid),

@@ -9,6 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from docket.adherence.verdict import Verdict
+from docket.cli.common import escape, id_column
 
 STATUSES = ("pass", "fail", "needs_review")
 
@@ -37,11 +38,14 @@ def summary_tables(ruleset: Any, verdicts: list[Verdict]) -> list[Table]:
     """A table per rule and a table per tier (counts of pass/fail/needs_review, timing)."""
     by_rule, by_tier = _counts(verdicts)
     rules = Table(title=f"{len(verdicts)} records against {ruleset.name} ({ruleset.version})")
-    for column in ("rule", "tier", *STATUSES, "text"):
+    id_column(rules, "rule", [rule.id for rule in ruleset.rules])
+    for column in ("tier", *STATUSES, "text"):
         rules.add_column(column, justify="right" if column in STATUSES else "left")
     for rule in ruleset.rules:
         counts = by_rule.get(rule.id, Counter())
-        rules.add_row(rule.id, rule.tier, *(str(counts[s]) for s in STATUSES), rule.text[:60])
+        rules.add_row(
+            escape(rule.id), rule.tier, *(str(counts[s]) for s in STATUSES), escape(rule.text[:60])
+        )
     tiers = Table(title="by tier")
     for column in ("tier", *STATUSES, "LLM calls", "median wall ms"):
         tiers.add_column(column, justify="left" if column == "tier" else "right")
@@ -75,7 +79,7 @@ def stats_tables(by_rule: list[dict[str, Any]], by_tier: list[dict[str, Any]]) -
         for row in rows:
             first = row[key] if key != "tier" else row["tier"]
             table.add_row(
-                first,
+                escape(first),
                 row["tier"],
                 str(row["flags"]),
                 str(row["accepted"]),

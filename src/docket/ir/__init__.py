@@ -12,8 +12,9 @@ from docket.ir.evaluate import (
     parse_measures,
 )
 from docket.ir.fill import FillResult, PairSet, build_pairs, fill, summarize_fill
-from docket.ir.formats import Qrels, Run, read_qrels, read_queries, read_run, read_runs, write_qrels
+from docket.ir.formats import Qrels, Run, read_qrels, read_run, read_runs, write_qrels
 from docket.ir.holes import Hole, HoleReport, find_holes, hole_rate, pool
+from docket.ir.per_query import per_query_scores
 from docket.ir.provenance import (
     ProvenanceRecord,
     compose_qrels,
@@ -21,7 +22,9 @@ from docket.ir.provenance import (
     record_from_judgment,
     write_provenance,
 )
+from docket.ir.queries import read_queries
 from docket.ir.rag import RagAlignment, rag_alignment, read_generation
+from docket.ir.significance import PairTest, compare_pairs, holm, paired_t_test, randomization_test
 from docket.ir.simulate import SimulationReport, balanced_accuracy, drop_judgments, simulate_holes
 from docket.ir.stats import kendall_tau, pearson, tau_ap
 
@@ -34,6 +37,7 @@ __all__ = [
     "Hole",
     "HoleReport",
     "PairSet",
+    "PairTest",
     "ProvenanceRecord",
     "Qrels",
     "RagAlignment",
@@ -43,6 +47,7 @@ __all__ = [
     "SystemsReport",
     "balanced_accuracy",
     "build_pairs",
+    "compare_pairs",
     "compare_rankings",
     "compare_systems",
     "compose_qrels",
@@ -52,12 +57,16 @@ __all__ = [
     "fill",
     "find_holes",
     "hole_rate",
+    "holm",
     "kendall_tau",
     "open_corpus",
+    "paired_t_test",
     "parse_measures",
+    "per_query_scores",
     "pearson",
     "pool",
     "rag_alignment",
+    "randomization_test",
     "read_generation",
     "read_provenance",
     "read_qrels",

@@ -134,7 +134,7 @@ def compare_systems(
     primary_name = str(parse_measures([primary])[0]) if primary else str(parsed[0])
     if primary_name not in {str(m) for m in parsed}:
         parsed.append(ir_measures.parse_measure(primary_name))
-    variants = _variants(qrels, completed, condensed)
+    variants = qrels_variants(qrels, completed, condensed)
     scores = {
         name: evaluate_runs(q, [condense(r, q) for r in runs] if cond else list(runs), parsed)
         for name, (q, cond) in variants.items()
@@ -160,9 +160,10 @@ def compare_systems(
     )
 
 
-def _variants(
+def qrels_variants(
     qrels: Qrels, completed: Qrels | None, condensed: bool
 ) -> dict[str, tuple[Qrels, bool]]:
+    """The evaluated variants by name: ``(qrels, condensed lists or not)``."""
     variants = {"original": (qrels, False)}
     if condensed:
         variants["original_condensed"] = (qrels, True)

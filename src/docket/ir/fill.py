@@ -1,17 +1,18 @@
 """Filling holes: judge pooled pairs with any relevance method (a :class:`Judge`).
 
 The core, :func:`fill`, takes a judge and an optional ``on_result`` callback called once
-per finished judgment (a job runner persists results there); concurrency is bounded by a
-semaphore. :func:`build_pairs` looks up query and document texts for (qid, docid) keys.
+per finished judgment (a job runner persists results there); concurrency is bounded by
+:func:`docket.fanout.bounded_map`. :func:`build_pairs` looks up query and document texts
+for (qid, docid) keys.
 """
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from docket.fanout import bounded_map
 from docket.ir.corpus import Corpus
 from docket.ir.formats import Qrels
 from docket.ir.provenance import (
@@ -91,19 +92,17 @@ async def fill(
     Returns:
         Finalized judgments in the order of ``pairs``.
     """
-    semaphore = asyncio.Semaphore(max(1, concurrency))
 
     async def one(pair: Pair) -> Judgment:
-        async with semaphore:
-            judgment = await judge.judge(pair)
+        judgment = await judge.judge(pair)
         if on_result is not None:
             outcome = on_result(judgment)
             if inspect.isawaitable(outcome):
                 await outcome
         return judgment
 
-    judgments = await asyncio.gather(*(one(pair) for pair in pairs))
-    return judge.finalize(list(judgments))
+    judgments = await bounded_map(pairs, one, limit=max(1, concurrency))
+    return judge.finalize(judgments)
 
 
 @dataclass(frozen=True)

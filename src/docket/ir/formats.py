@@ -1,4 +1,4 @@
-"""TREC qrels and run files, queries (TSV or JSONL).
+"""TREC qrels and run files; atomic writes (queries: :mod:`docket.ir.queries`).
 
 Conventions:
 
@@ -13,6 +13,8 @@ from __future__ import annotations
 import gzip
 import json
 import math
+import os
+import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
@@ -49,7 +51,8 @@ def read_qrels(path: str | Path, grades: Iterable[int] | None = None) -> Qrels:
     """Read a TREC qrels file (``qid iteration docid grade``).
 
     Args:
-        path: the qrels file (optionally gzipped).
+        path: the qrels file (optionally gzipped), or ``irds:<dataset id>`` for the
+            qrels of a local ``ir_datasets`` dataset.
         grades: accepted relevance grades; default :data:`DEFAULT_GRADES`.
 
     Raises:
@@ -57,6 +60,8 @@ def read_qrels(path: str | Path, grades: Iterable[int] | None = None) -> Qrels:
             different grades for the same pair (names file, line and field).
     """
     allowed = frozenset(grades) if grades is not None else DEFAULT_GRADES
+    if str(path).startswith("irds:"):
+        return _irds_qrels(str(path), allowed)
     qrels: Qrels = {}
     for number, line in _lines(path):
         parts = line.split()
@@ -81,6 +86,23 @@ def read_qrels(path: str | Path, grades: Iterable[int] | None = None) -> Qrels:
     return qrels
 
 
+def _irds_qrels(name: str, allowed: frozenset[int]) -> Qrels:
+    from docket.ir.irds import read_qrels as read_irds_qrels
+
+    qrels = read_irds_qrels(name.removeprefix("irds:"))
+    for qid, docs in qrels.items():
+        for docid, grade in docs.items():
+            if grade not in allowed:
+                raise InputError(
+                    f"unknown relevance value {grade} for ({qid}, {docid}) "
+                    f"(accepted: {sorted(allowed)})",
+                    path=name,
+                    field="grade",
+                    hint="pass --grades to accept other values",
+                )
+    return qrels
+
+
 def _parse_grade(raw: str, allowed: frozenset[int], path: str | Path, number: int) -> int:
     try:
         grade = int(raw)
@@ -99,17 +121,55 @@ def _parse_grade(raw: str, allowed: frozenset[int], path: str | Path, number: in
     return grade
 
 
+def trec_sorted(keys: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """(qid, docid) keys in the order ``trec_eval`` sorts qrels: qid, then docid, by bytes.
+
+    (Python compares strings by code point, which is the order of their UTF-8 bytes.)
+    """
+    return sorted(keys)
+
+
 def write_qrels(qrels: Mapping[str, Mapping[str, int]], path: str | Path) -> None:
-    """Write qrels in TREC format, sorted by qid then docid."""
-    with Path(path).open("w", encoding="utf-8") as handle:
-        for qid in sorted(qrels):
-            for docid in sorted(qrels[qid]):
-                handle.write(f"{qid} 0 {docid} {qrels[qid][docid]}\n")
+    """Write qrels in TREC format, in ``trec_eval`` order, atomically."""
+    keys = trec_sorted((qid, docid) for qid, docs in qrels.items() for docid in docs)
+    write_atomically(Path(path), (f"{q} 0 {d} {qrels[q][d]}\n" for q, d in keys))
 
 
 def count_judgments(qrels: Mapping[str, Mapping[str, int]]) -> int:
     """Number of judged (qid, docid) pairs."""
     return sum(len(docs) for docs in qrels.values())
+
+
+def _umask() -> int:
+    # os.umask can only be read by setting it; put it straight back.
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_atomically(path: Path, lines: Iterable[str]) -> int:
+    """Write to a temporary file beside ``path`` and rename: never a half-written file.
+
+    The file gets the permissions a plain ``open(path, "w")`` would give it (0644 under
+    a 022 umask), not the private 0600 of the temporary file.
+
+    Returns:
+        The number of lines written.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+    count = 0
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            for line in lines:
+                handle.write(line)
+                count += 1
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return count
 
 
 @dataclass(frozen=True)
@@ -236,46 +296,6 @@ def read_runs(paths: Iterable[str | Path]) -> list[Run]:
         else run
         for run in runs
     ]
-
-
-def read_queries(path: str | Path) -> dict[str, str]:
-    """Read queries from TSV (``qid<TAB>text``) or JSONL (``_id``/``id``/``qid`` + ``text``/``query``).
-
-    ``irds:<dataset id>`` reads the queries of a local ``ir_datasets`` dataset.
-
-    Raises:
-        InputError: a line without an id or text, or invalid JSON.
-    """
-    if str(path).startswith("irds:"):
-        from docket.ir.irds import read_queries as read_irds_queries
-
-        return read_irds_queries(str(path).removeprefix("irds:"))
-    is_jsonl = ".jsonl" in Path(path).name or ".json" in Path(path).name
-    parse = _query_from_json if is_jsonl else _query_from_tsv
-    queries: dict[str, str] = {}
-    for number, line in _lines(path):
-        qid, text = parse(line, path, number)
-        queries[qid] = text
-    return queries
-
-
-def _query_from_tsv(line: str, path: str | Path, number: int) -> tuple[str, str]:
-    parts = line.rstrip("\n").split("\t")
-    if len(parts) < 2 or not parts[0].strip() or not parts[1].strip():
-        raise InputError(
-            "expected 'qid<TAB>text'",
-            path=str(path),
-            line=number,
-            hint="separate id and text by a tab",
-        )
-    return parts[0].strip(), parts[1].strip()
-
-
-def _query_from_json(line: str, path: str | Path, number: int) -> tuple[str, str]:
-    record = parse_json_line(line, path, number)
-    qid = first_field(record, ("_id", "id", "qid"), path, number)
-    text = first_field(record, ("text", "query"), path, number)
-    return qid, text
 
 
 def parse_json_line(line: str, path: str | Path, number: int) -> dict:

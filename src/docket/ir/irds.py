@@ -93,3 +93,25 @@ def read_queries(dataset_id: str) -> dict[str, str]:
         return {
             q.query_id: getattr(q, "text", None) or q.default_text() for q in dataset.queries_iter()
         }
+
+
+def read_qrels(dataset_id: str) -> dict[str, dict[str, int]]:
+    """Qrels of an ``ir_datasets`` dataset as ``{qid: {docid: grade}}``.
+
+    Raises:
+        UserError: the dataset has no qrels, or judges a pair twice with different grades.
+    """
+    dataset = load(dataset_id)
+    if not dataset.has_qrels():
+        raise UserError(f"ir_datasets '{dataset_id}' has no qrels")
+    qrels: dict[str, dict[str, int]] = {}
+    with _no_download(dataset_id):
+        for qrel in dataset.qrels_iter():
+            known = qrels.setdefault(qrel.query_id, {})
+            grade = int(qrel.relevance)
+            if known.setdefault(qrel.doc_id, grade) != grade:
+                raise UserError(
+                    f"ir_datasets '{dataset_id}' judges ({qrel.query_id}, {qrel.doc_id}) "
+                    "twice with different grades"
+                )
+    return qrels

@@ -122,13 +122,41 @@ async def simulate_holes(
         concurrency: pairs judged at once.
         on_result: callback per finished judgment.
     """
+    kept, dropped = plan_simulation(qrels, runs, fraction, seed, depth)
+    pairs = build_pairs(dropped, queries, corpus, qrels, rel_level)
+    judgments = await fill(pairs.pairs, judge, concurrency=concurrency, on_result=on_result)
+    skipped = len(pairs.missing_queries) + len(pairs.missing_documents)
+    return score_simulation(
+        qrels, kept, dropped, judgments, runs, fraction=fraction, seed=seed, measure=measure,
+        rel_level=rel_level, skipped=skipped,
+    )  # fmt: skip
+
+
+def plan_simulation(
+    qrels: Qrels, runs: Sequence[Run], fraction: float, seed: int, depth: int | None = None
+) -> tuple[Qrels, dict[Key, int]]:
+    """The kept qrels and the dropped pairs (only pooled ones when ``depth`` is given)."""
     candidates = None
     if depth is not None:
         pooled = pool(runs, depth, sorted(qrels))
         candidates = [(q, d) for q, docs in pooled.items() for d in docs if d in qrels[q]]
-    kept, dropped = drop_judgments(qrels, fraction, seed, candidates)
-    pairs = build_pairs(dropped, queries, corpus, qrels, rel_level)
-    judgments = await fill(pairs.pairs, judge, concurrency=concurrency, on_result=on_result)
+    return drop_judgments(qrels, fraction, seed, candidates)
+
+
+def score_simulation(
+    qrels: Qrels,
+    kept: Qrels,
+    dropped: Mapping[Key, int],
+    judgments: Sequence[Judgment],
+    runs: Sequence[Run],
+    *,
+    fraction: float,
+    seed: int,
+    measure: str = "nDCG@10",
+    rel_level: int = 1,
+    skipped: int = 0,
+) -> SimulationReport:
+    """Label agreement with the dropped pairs and ranking stability after refilling."""
     refilled = compose_qrels(kept, judgments, "reviewed", rel_level)
     parsed = parse_measures([measure])
     name = str(parsed[0])
@@ -142,7 +170,7 @@ async def simulate_holes(
         seed=seed,
         measure=name,
         dropped=len(dropped),
-        skipped=len(pairs.missing_queries) + len(pairs.missing_documents),
+        skipped=skipped,
         escalated=sum(j.label is None for j in judgments),
         **_label_agreement(judgments, dropped, rel_level),
         scores={

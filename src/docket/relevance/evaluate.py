@@ -8,16 +8,16 @@ give the models a response cache to make them free.
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from docket.errors import InputError
+from docket.fanout import bounded_map
 from docket.relevance.factory import GetModel, build_judge
 from docket.relevance.lara import simulate_lara
-from docket.relevance.metrics import Key, MethodMetrics, compute_metrics
+from docket.relevance.metrics import Key, MethodMetrics, compute_metrics, final_label
 from docket.relevance.options import JudgeOptions
 from docket.relevance.types import Judge, Judgment, Pair
 
@@ -75,16 +75,11 @@ async def judge_pairs(
 async def _judge_all(
     judge: Judge, pairs: Sequence[Pair], on_pair: OnPair | None, tag: str, concurrency: int
 ) -> list[Judgment]:
-    semaphore = asyncio.Semaphore(concurrency)
-
-    async def one(pair: Pair) -> Judgment:
-        async with semaphore:
-            judgment = await judge.judge(pair)
+    def done(_index: int, judgment: Judgment) -> None:
         if on_pair is not None:
             on_pair(tag or judge.method, judgment)
-        return judgment
 
-    return list(await asyncio.gather(*(one(pair) for pair in pairs)))
+    return await bounded_map(pairs, judge.judge, limit=max(1, concurrency), on_done=done)
 
 
 def gold_labels(pairs: Sequence[Pair]) -> dict[Key, int]:
@@ -126,7 +121,8 @@ async def evaluate_methods(
         on_pair: called after each judged pair with a run tag, e.g. for progress bars.
         concurrency: pairs judged at once (the models also bound their own calls).
     """
-    run = _Run(pairs, get_model, gold_labels(pairs), humans, on_pair, concurrency)
+    grades = {pair.key: pair.grade for pair in pairs if pair.grade is not None}
+    run = _Run(pairs, get_model, gold_labels(pairs), grades, humans, on_pair, concurrency)
     report = EvalReport(len(pairs), duplicates, options.record(), {}, {})
     for method in methods:
         method_options = options.model_copy(update={"method": method})
@@ -136,7 +132,7 @@ async def evaluate_methods(
             judgments, curve = await _dream(run, method_options, dream_rounds)
         else:
             judgments, curve = await run.judge(method_options, method), []
-        report.metrics[method] = compute_metrics(method, judgments, run.gold, humans)
+        report.metrics[method] = compute_metrics(method, judgments, run.gold, humans, grades)
         report.judgments[method] = judgments
         if curve:
             report.curves[method] = curve
@@ -150,6 +146,7 @@ class _Run:
     pairs: Sequence[Pair]
     get_model: GetModel
     gold: Mapping[Key, int]
+    gold_grades: Mapping[Key, int]
     humans: Mapping[Key, int] | None
     on_pair: OnPair | None
     concurrency: int
@@ -160,7 +157,7 @@ class _Run:
         return judge.finalize(judged) if finalize else judged
 
     def point(self, method: str, setting: str, value: float, judged: list[Judgment]) -> CurvePoint:
-        metrics = compute_metrics(method, judged, self.gold, self.humans)
+        metrics = compute_metrics(method, judged, self.gold, self.humans, self.gold_grades)
         return CurvePoint(
             method, setting, value, metrics.escalation_rate, metrics.balanced_accuracy
         )
@@ -191,45 +188,49 @@ async def _dream(
     return main, curve
 
 
-def _labels_by_position(
-    points: list[CurvePoint], xs: list[float], ys: list[float]
-) -> dict[tuple[float, float], list[str]]:
-    # Settings that land on the same point (R=1, 2 and 3 often do) share one label.
-    labels: dict[tuple[float, float], list[str]] = {}
-    for point, x, y in zip(points, xs, ys, strict=True):
-        if point.setting:
-            labels.setdefault((round(x, 6), round(y, 6)), []).append(point.setting)
-    return labels
+def pair_rows(
+    report: EvalReport, pairs: Sequence[Pair], humans: Mapping[Key, int] | None = None
+) -> Iterator[dict[str, Any]]:
+    """One row per method and pair for error analysis: gold, the method's and final labels.
+
+    ``answered_by`` is None for pairs the method decided, ``gold`` or ``reviewers`` for
+    escalations that got an answer, and ``left out`` for those that did not.
+    """
+    by_key = {pair.key: pair for pair in pairs}
+    gold = {key: pair.label for key, pair in by_key.items() if pair.label is not None}
+    for method, judgments in report.judgments.items():
+        for j in judgments:
+            pair = by_key[(j.qid, j.docid)]
+            final = final_label(j, humans, gold)
+            yield {
+                "method": method,
+                "qid": j.qid,
+                "docid": j.docid,
+                "gold": pair.label,
+                "gold_grade": pair.grade,
+                "label": j.label if j.decided_by != "human" else None,
+                "grade": j.grade,
+                "decided_by": j.decided_by,
+                "rounds": j.rounds,
+                "final": final,
+                "answered_by": _answered_by(j, final, humans),
+                "correct": None if final is None or pair.label is None else final == pair.label,
+                "parse_failures": j.parse_failures,
+            }
+
+
+def _answered_by(
+    judgment: Judgment, final: int | None, humans: Mapping[Key, int] | None
+) -> str | None:
+    if not judgment.escalated:
+        return None
+    if final is None:
+        return "left out"
+    return "gold" if humans is None else "reviewers"
 
 
 def plot_curves(report: EvalReport, path: str | Path) -> Path:
-    """Draw balanced accuracy against escalation rate for every method as a PNG.
+    """Draw balanced accuracy against escalation rate as a PNG (see :mod:`evaluate_plot`)."""
+    from docket.relevance.evaluate_plot import draw_curves
 
-    Curves for methods with one (DREAM, LARA); single points for the others.
-    """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-
-    figure = Figure(figsize=(6.4, 4.4))
-    FigureCanvasAgg(figure)
-    axes = figure.add_subplot()
-    for method, metrics in report.metrics.items():
-        single = CurvePoint(method, "", 0, metrics.escalation_rate, metrics.balanced_accuracy)
-        points = report.curves.get(method) or [single]
-        points = [p for p in points if p.balanced_accuracy is not None]
-        xs = [100 * p.escalation_rate for p in points]
-        ys = [100 * p.balanced_accuracy for p in points]
-        axes.plot(xs, ys, marker="o", label=method, linestyle="-" if len(points) > 1 else "")
-        for (x, y), settings in _labels_by_position(points, xs, ys).items():
-            axes.annotate(
-                ", ".join(settings), (x, y), fontsize=7, xytext=(4, -10), textcoords="offset points"
-            )
-    axes.set_xlabel("escalation rate (% of pairs sent to humans)")
-    axes.set_ylabel("balanced accuracy (%)")
-    axes.set_title(f"Relevance methods on {report.pairs} pairs")
-    axes.grid(alpha=0.3)
-    axes.legend(loc="lower right")
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    figure.savefig(out, dpi=120, bbox_inches="tight")
-    return out
+    return draw_curves(report, path)

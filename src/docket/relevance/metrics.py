@@ -7,9 +7,11 @@ escalation and cost but not towards accuracy.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
+from docket.agreement import cohen_kappa, weighted_kappa
 from docket.relevance.types import Judgment
 
 Key = tuple[str, str]
@@ -51,6 +53,12 @@ class MethodMetrics:
             method, not by a human), over ``automatic_pairs`` pairs with gold.
         unresolved: escalated pairs the supplied human decisions do not cover (left out
             of the accuracy figures).
+        kappa: Cohen's kappa of the final labels against gold (UMBRELA's headline number).
+        weighted_kappa: linearly weighted kappa of final grades against gold grades, over
+            the pairs that have both (None when the method or the gold is not graded).
+        answered_by: who answered the escalated pairs: ``gold`` (standing in for humans)
+            or ``reviewers`` (recorded decisions).
+        answered: escalated pairs that got an answer (the rest are ``unresolved``).
         calls_per_pair, tokens_per_pair: LLM requests and prompt+completion tokens per pair,
             answers from the response cache included (the method's cost, not this run's).
         parse_failures: unparsable replies (each re-ask counts again).
@@ -72,10 +80,23 @@ class MethodMetrics:
     tokens_per_pair: float
     parse_failures: int
     invalid_evidence: int
+    kappa: float | None = None
+    weighted_kappa: float | None = None
+    graded_pairs: int = 0
+    answered_by: str = "gold"
+    answered: int = 0
+
+    @property
+    def escalations_answered(self) -> str:
+        """``9 by gold``, ``7 by reviewers, 3 left out``, or ``none escalated``."""
+        if not self.escalated:
+            return "none escalated"
+        text = f"{self.answered} by {self.answered_by}"
+        return text + (f", {self.unresolved} left out" if self.unresolved else "")
 
     def to_json(self) -> dict:
         """Plain dict for reports."""
-        return asdict(self)
+        return {**asdict(self), "escalations_answered": self.escalations_answered}
 
 
 def final_label(
@@ -88,13 +109,57 @@ def final_label(
     return answers.get((judgment.qid, judgment.docid))
 
 
+def final_grade(
+    judgment: Judgment, humans: Mapping[Key, int] | None, gold_grades: Mapping[Key, int]
+) -> int | None:
+    """The grade after review: the method's; gold's for escalations gold answers; else None."""
+    if judgment.label is not None and judgment.decided_by != "human":
+        return judgment.grade
+    return gold_grades.get((judgment.qid, judgment.docid)) if humans is None else None
+
+
+def _kappas(
+    pairs: Sequence[tuple[int, int]], graded: Sequence[tuple[int, int]]
+) -> tuple[float | None, float | None]:
+    kappa = cohen_kappa([p for p, _ in pairs], [g for _, g in pairs])
+    categories = list(range(max([3, *(max(p, g) for p, g in graded)]) + 1))
+    weighted = (
+        weighted_kappa([p for p, _ in graded], [g for _, g in graded], categories)
+        if graded
+        else math.nan
+    )
+    return (None if math.isnan(kappa) else kappa), (None if math.isnan(weighted) else weighted)
+
+
+def _graded_pairs(
+    judgments: Sequence[Judgment], humans: Mapping[Key, int] | None, gold_grades: Mapping[Key, int]
+) -> list[tuple[int, int]]:
+    """(final grade, gold grade) of every pair that has both."""
+    pairs = []
+    for j in judgments:
+        grade = final_grade(j, humans, gold_grades)
+        if grade is not None and (j.qid, j.docid) in gold_grades:
+            pairs.append((grade, gold_grades[(j.qid, j.docid)]))
+    return pairs
+
+
 def compute_metrics(
     method: str,
     judgments: Sequence[Judgment],
     gold: Mapping[Key, int],
     humans: Mapping[Key, int] | None = None,
+    gold_grades: Mapping[Key, int] | None = None,
 ) -> MethodMetrics:
-    """Compare ``judgments`` with ``gold``; escalated pairs are answered by ``humans``."""
+    """Compare ``judgments`` with ``gold``; escalated pairs are answered by ``humans``.
+
+    Args:
+        method: the method's name.
+        judgments: its judgments.
+        gold: gold labels by (qid, docid).
+        humans: answers to escalations; None lets gold stand in for humans.
+        gold_grades: gold grades, for the weighted kappa of graded methods.
+    """
+    graded = _graded_pairs(judgments, humans, gold_grades or {})
     final_pairs, auto_pairs, unresolved = [], [], 0
     for j in judgments:
         key = (j.qid, j.docid)
@@ -107,6 +172,7 @@ def compute_metrics(
             if j.decided_by in AUTOMATIC:
                 auto_pairs.append((label, gold[key]))
     final = class_recalls([p for p, _ in final_pairs], [g for _, g in final_pairs])
+    kappa, weighted = _kappas(final_pairs, graded)
     auto = class_recalls([p for p, _ in auto_pairs], [g for _, g in auto_pairs])
     n = len(judgments)
     escalated = sum(j.escalated for j in judgments)
@@ -128,6 +194,11 @@ def compute_metrics(
         ),
         parse_failures=sum(j.parse_failures for j in judgments),
         invalid_evidence=sum(j.invalid_evidence for j in judgments),
+        kappa=kappa,
+        weighted_kappa=weighted,
+        graded_pairs=len(graded),
+        answered_by="gold" if humans is None else "reviewers",
+        answered=escalated - unresolved,
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
@@ -76,3 +77,32 @@ class JudgeOptions(BaseModel):
     def record(self) -> dict[str, Any]:
         """Plain JSON-ready dict stored in ``Judgment.config``."""
         return self.model_dump(mode="json")
+
+
+def check_applicable(methods: str | Sequence[str], options: JudgeOptions) -> None:
+    """Refuse options set away from their default that none of ``methods`` reads.
+
+    ``--method dream --scale graded`` or ``--method single --rounds 3`` would otherwise be
+    accepted and silently ignored.
+
+    Raises:
+        ConfigError: one line naming the option and the methods it belongs to.
+    """
+    applies = {
+        "dream": ("rounds", "stances", "agents", "agent_models", "adjudicator"),
+        "single": ("scale",),
+        "majority": ("samples", "majority_temperature", "seed"),
+        "lara": ("budget", "top_logprobs"),
+    }
+    names = [methods] if isinstance(methods, str) else list(methods)
+    used = {field for name in names for field in applies.get(name, ())}
+    defaults = JudgeOptions()
+    for field in (f for fields in applies.values() for f in fields):
+        if field in used or getattr(options, field) == getattr(defaults, field):
+            continue
+        flag = "agent-model" if field == "agent_models" else field.replace("_", "-")
+        owners = [m for m, fields in applies.items() if field in fields]
+        raise ConfigError(
+            f"--{flag} does not apply to --method {','.join(names)}",
+            hint=f"it is an option of --method {' or '.join(owners)}; drop it",
+        )

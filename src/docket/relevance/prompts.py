@@ -77,6 +77,7 @@ STANCES = {
     ),
     "neutral": "Judge the chunk impartially.",
 }
+STANCE_WORDS = {"relevant": "RELEVANT", "irrelevant": "IRRELEVANT", "neutral": "NEUTRAL"}
 
 DEBATE_FIRST = """
 Task: you are agent {agent} in a debate with {others} about whether the chunk is relevant \
@@ -86,12 +87,7 @@ to the query. Round 1.
 
 DEBATE_LATER = """
 Task: you are agent {agent} in a debate with {others} about whether the chunk is relevant \
-to the query. Round {round}.
-{stance}
-Your previous turn:
-<argument>
-{own}
-</argument>
+to the query. Round {round}. You started from the stance {stance_word}.
 {others_turns}
 Answer the other agents' specific claims: say which of them are right and which are \
 wrong, citing the chunk's sentences. Keep your label only if the chunk supports it; if \
@@ -221,8 +217,12 @@ def debate_request(
     max_tokens: int,
     temperature: float,
 ) -> Request:
-    """One agent's turn: the shared block, then its stance and, after round 1, the
-    previous round (its own turn and every other agent's)."""
+    """One agent's turn: the shared block, then its stance and, after round 1, the other
+    agents' turns of the previous round.
+
+    An agent is not shown its own previous turn: small models then copy it word for word
+    instead of answering the other side.
+    """
     names = " and ".join(f"agent {name}" for name in others)
     # The total number of rounds stays out of the prompt: round 1 is then the same request
     # whatever R is, so evaluating R = 1, 2, 3 reuses the cached earlier rounds.
@@ -236,9 +236,10 @@ def debate_request(
             if name in previous
         )
         tail = DEBATE_LATER.format(
-            **values,
+            agent=agent,
+            others=names,
             round=round_no,
-            own=render_turn(previous[agent], sentences),
+            stance_word=STANCE_WORDS[stance],
             others_turns=others_turns,
             reply=REPLY_JSON,
         )

@@ -1,0 +1,304 @@
+"""``docket holes fill`` and ``docket holes simulate``: judge pooled pairs through the store.
+
+Both commands judge like ``docket judge``: every judgment is stored in a job (resumable,
+escalations queued for review, reviewers' decisions applied), with the same judge options
+and the same refusal of options the chosen method does not read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from docket.cli.common import console, escape, model_factory, out, pairs_at_once, resumable
+from docket.cli.ir_common import (
+    GradesOpt,
+    MoreRuns,
+    QrelsOpt,
+    RelLevelOpt,
+    RunsOpt,
+    fmt,
+    load_qrels,
+    load_runs,
+    write_json,
+)
+from docket.config import Settings, load_settings
+from docket.ir.corpus import open_corpus
+from docket.ir.fill import FillResult, PairSet, build_pairs, summarize_fill
+from docket.ir.formats import count_judgments, write_qrels
+from docket.ir.holes import find_holes, pool
+from docket.ir.provenance import LEVELS, write_provenance
+from docket.ir.queries import read_queries
+from docket.ir.simulate import SimulationReport, plan_simulation, score_simulation
+from docket.relevance.types import Judge, Judgment, Pair
+
+DepthOpt = Annotated[int, typer.Option(min=1, help="pooling depth k (Hole@k)")]
+CorpusOpt = Annotated[str, typer.Option("--corpus", help="corpus .jsonl/.tsv or irds:<id>")]
+IndexOpt = Annotated[
+    Path | None, typer.Option(help="SQLite index of the corpus (default: user cache)")
+]
+QueriesOpt = Annotated[
+    str, typer.Option("--queries", help="queries .tsv/.jsonl, TREC topics, or irds:<id>")
+]
+TopicFieldOpt = Annotated[
+    str, typer.Option(help="TREC topics: title | desc | narr (or several: title,desc)")
+]
+MethodOpt = Annotated[str, typer.Option(help="dream | single | lara | majority")]
+ModelOpt = Annotated[str | None, typer.Option(help="model name (default: local)")]
+RoundsOpt = Annotated[int, typer.Option(help="dream: debate rounds R")]
+StancesOpt = Annotated[str, typer.Option(help="dream: opposing | swapped | neutral")]
+AgentsOpt = Annotated[int, typer.Option(help="dream: debating agents (consensus = unanimous)")]
+AgentModelOpt = Annotated[list[str] | None, typer.Option(help="dream: model per agent (repeat)")]
+AdjudicatorOpt = Annotated[
+    str | None, typer.Option(help="dream: LLM adjudicator model instead of a human")
+]
+ReviewsOpt = Annotated[int, typer.Option(min=1, help="independent reviewers per escalated pair")]
+ConcurrencyOpt = Annotated[int | None, typer.Option(help="pairs judged at once")]
+CacheOpt = Annotated[str | None, typer.Option(help="response cache file, or 'off'")]
+DbOpt = Annotated[str | None, typer.Option(help="store path or SQLAlchemy URL")]
+
+
+@dataclass(frozen=True)
+class JudgeSetup:
+    """The judge of a fill or simulate run, its settings and how it stores its work."""
+
+    judge: Judge
+    settings: Settings
+    options: dict[str, Any]
+    reviews: int
+
+
+def make_judge(method: str, db: str | None, reviews: int = 1, **values: Any) -> JudgeSetup:
+    """Build the judge from CLI values; refuse options that ``method`` does not read."""
+    from docket.relevance import JudgeOptions, build_judge
+    from docket.relevance.options import check_applicable
+
+    settings = load_settings(
+        model=values.pop("model"),
+        concurrency=values.pop("concurrency"),
+        cache=values.pop("cache"),
+        db=db,
+    )
+    values["agent_models"] = values.pop("agent_model") or []
+    options = JudgeOptions.checked(method=method, **values)
+    check_applicable(method, options)
+    get_model = model_factory(settings)
+    judge = build_judge(options, get_model)
+    settings = settings.model_copy(update={"concurrency": pairs_at_once(settings, get_model)})
+    return JudgeSetup(judge, settings, options.record(), reviews)
+
+
+@dataclass(frozen=True)
+class StoredRun:
+    """Judgments of a run through the store, and what the run itself did."""
+
+    judgments: list[Judgment]
+    judged_now: int
+    from_store: int
+
+
+def judge_in_store(pairs: Sequence[Pair], setup: JudgeSetup, job: str, source: str) -> StoredRun:
+    """Judge through the store: resumable, escalations queued, reviewers' labels applied."""
+    from docket.runner import apply_human_decisions, judge_job
+    from docket.store import open_store, upsert_job
+
+    store = open_store(setup.settings.db)
+    with store.session() as session:
+        upsert_job(
+            session,
+            name=job,
+            method=setup.judge.method,
+            model=setup.settings.model,
+            options=setup.options,
+            source=source,
+        )
+    with resumable(setup.settings.db):
+        run = judge_job(
+            store,
+            job,
+            pairs,
+            setup.judge,
+            concurrency=setup.settings.concurrency,
+            console=console,
+            required_reviews=setup.reviews,
+        )
+    results = apply_human_decisions(store, job, run.results)
+    if run.outcome.error is not None:
+        console.print(f"[red]stopped early:[/red] {escape(run.outcome.error.one_line())}")
+    return StoredRun([j for _, j in results], run.outcome.judged, run.outcome.skipped)
+
+
+def fill_command(
+    qrels: QrelsOpt,
+    corpus: CorpusOpt,
+    queries: QueriesOpt,
+    out_qrels: Annotated[Path, typer.Option("--out-qrels", help="completed qrels (TREC)")],
+    provenance: Annotated[Path, typer.Option("--provenance", help="provenance JSONL")],
+    runs: RunsOpt = None,
+    more_runs: MoreRuns = None,
+    depth: DepthOpt = 10,
+    corpus_index: IndexOpt = None,
+    topic_field: TopicFieldOpt = "title",
+    method: MethodOpt = "dream",
+    model: ModelOpt = None,
+    rounds: RoundsOpt = 2,
+    stances: StancesOpt = "opposing",
+    agents: AgentsOpt = 2,
+    agent_model: AgentModelOpt = None,
+    adjudicator: AdjudicatorOpt = None,
+    reviews: ReviewsOpt = 1,
+    concurrency: ConcurrencyOpt = None,
+    cache: CacheOpt = None,
+    audit: Annotated[bool, typer.Option(help="also re-judge pooled judged pairs")] = False,
+    db: DbOpt = None,
+    job: Annotated[
+        str | None, typer.Option(help="job name (default: holes-<qrels>-<method>)")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="judge at most this many pairs")] = None,
+    level: Annotated[
+        str, typer.Option(help="labels in --out-qrels: original|automatic|reviewed")
+    ] = "reviewed",
+    rel_level: RelLevelOpt = 1,
+    grades: GradesOpt = None,
+) -> None:
+    """Judge the unjudged pooled pairs; write completed qrels and provenance."""
+    if level not in LEVELS:
+        raise typer.BadParameter(f"use one of {', '.join(LEVELS)}", param_hint="--level")
+    setup = make_judge(
+        method, db, reviews, model=model, concurrency=concurrency, cache=cache, rounds=rounds,
+        stances=stances, agents=agents, agent_model=agent_model, adjudicator=adjudicator,
+    )  # fmt: skip
+    original = load_qrels(qrels, grades)
+    systems = load_runs(runs, more_runs)
+    texts = read_queries(queries, topic_field)
+    holes = find_holes(original, systems, depth)
+    keys = holes.hole_keys + (_pooled_judged(original, systems, depth) if audit else [])
+    pairs = build_pairs(
+        keys[:limit] if limit else keys,
+        texts,
+        open_corpus(corpus, corpus_index),
+        original,
+        rel_level,
+    )
+    stored = judge_in_store(pairs.pairs, setup, job or f"holes-{qrels.stem}-{method}", str(qrels))
+    result = summarize_fill(original, stored.judgments, level=level, rel_level=rel_level)
+    write_qrels(result.completed, out_qrels)
+    write_provenance(result.records, provenance)
+    _print_fill(len(holes.holes), depth, stored, result, original, out_qrels)
+    _print_skipped(pairs)
+    if audit:
+        out.print(
+            f"audit: {len(result.disagreements)} disagreements with original labels "
+            f"(source 'audit' records in {escape(provenance)})"
+        )
+
+
+def _print_fill(
+    holes: int, depth: int, stored: StoredRun, result: FillResult, original: dict, path: Path
+) -> None:
+    """One consistent summary: every count comes from the judgments after review."""
+    added = count_judgments(result.completed) - count_judgments(original)
+    reused = f", {stored.from_store} already in the store" if stored.from_store else ""
+    out.print(
+        f"{holes} holes at depth {depth}; judged {stored.judged_now} pairs now{reused}; "
+        f"{added} labels added to {escape(path)}"
+    )
+    out.print("decided: " + ", ".join(f"{n} {k}" for k, n in sorted(result.counts.items())))
+    waiting = sum(j.label is None for j in stored.judgments)
+    if waiting:
+        out.print(f"{waiting} escalated pairs wait in the review queue (docket review serve)")
+
+
+def _print_skipped(pairs: PairSet) -> None:
+    skipped = len(pairs.missing_queries) + len(pairs.missing_documents)
+    if skipped:
+        out.print(
+            f"skipped {len(pairs.missing_documents)} pairs with documents missing from the "
+            f"corpus and {len(pairs.missing_queries)} with unknown queries"
+        )
+
+
+def _pooled_judged(original: dict, systems: Sequence, depth: int) -> list[tuple[str, str]]:
+    pooled = pool(systems, depth, sorted(original))
+    return [(q, d) for q, docs in pooled.items() for d in docs if d in original[q]]
+
+
+def simulate_command(
+    qrels: QrelsOpt,
+    corpus: CorpusOpt,
+    queries: QueriesOpt,
+    runs: RunsOpt = None,
+    more_runs: MoreRuns = None,
+    fraction: Annotated[float, typer.Option(help="share of judged pairs to drop")] = 0.3,
+    seed: Annotated[int, typer.Option(help="random seed of the drop")] = 0,
+    depth: Annotated[
+        int | None, typer.Option(help="drop only judged pairs in the top-k pool")
+    ] = None,
+    measure: Annotated[str, typer.Option(help="measure that ranks systems")] = "nDCG@10",
+    corpus_index: IndexOpt = None,
+    topic_field: TopicFieldOpt = "title",
+    method: MethodOpt = "dream",
+    model: ModelOpt = None,
+    rounds: RoundsOpt = 2,
+    adjudicator: AdjudicatorOpt = None,
+    concurrency: ConcurrencyOpt = None,
+    cache: CacheOpt = None,
+    db: DbOpt = None,
+    job: Annotated[
+        str | None, typer.Option(help="job name (default: simulate-<qrels>-<method>-<seed>)")
+    ] = None,
+    rel_level: RelLevelOpt = 1,
+    grades: GradesOpt = None,
+    out_path: Annotated[Path | None, typer.Option("--out", help="write the report as JSON")] = None,
+) -> None:
+    """Drop judged pairs, refill them with a method, report agreement and ranking stability."""
+    setup = make_judge(
+        method, db, model=model, concurrency=concurrency, cache=cache, rounds=rounds,
+        adjudicator=adjudicator, agent_model=None,
+    )  # fmt: skip
+    original = load_qrels(qrels, grades)
+    systems = load_runs(runs, more_runs)
+    kept, dropped = plan_simulation(original, systems, fraction, seed, depth)
+    texts = read_queries(queries, topic_field)
+    pairs = build_pairs(dropped, texts, open_corpus(corpus, corpus_index), original, rel_level)
+    name = job or f"simulate-{qrels.stem}-{method}-{seed}"
+    stored = judge_in_store(pairs.pairs, setup, name, str(qrels))
+    report = score_simulation(
+        original, kept, dropped, stored.judgments, systems, fraction=fraction, seed=seed,
+        measure=measure, rel_level=rel_level, skipped=_skipped(pairs),
+    )  # fmt: skip
+    if out_path is not None:
+        write_json(report.model_dump(mode="json"), out_path)
+    _print_simulation(report, name)
+
+
+def _skipped(pairs: PairSet) -> int:
+    return len(pairs.missing_queries) + len(pairs.missing_documents)
+
+
+def _print_simulation(report: SimulationReport, job: str) -> None:
+    out.print(
+        f"dropped {report.dropped} judged pairs (fraction {report.fraction}, seed {report.seed}); "
+        f"{report.judged} relabelled, {report.escalated} escalated, {report.skipped} skipped "
+        f"(job {escape(job)})"
+    )
+    out.print(
+        f"label agreement: kappa {fmt(report.kappa)}, balanced accuracy "
+        f"{fmt(report.balanced_accuracy)}; confusion {report.confusion}",
+        markup=False,
+    )
+    for comparison in report.rankings:
+        out.print(
+            f"{comparison.variant} vs full qrels ({report.measure}): tau {fmt(comparison.tau)}, "
+            f"tau_AP {fmt(comparison.tau_ap)}, {comparison.changed} systems changed rank"
+        )
+
+
+def register(app: typer.Typer) -> None:
+    """Add ``fill`` and ``simulate`` to the ``docket holes`` group."""
+    app.command("fill")(fill_command)
+    app.command("simulate")(simulate_command)

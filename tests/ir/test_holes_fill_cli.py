@@ -1,0 +1,161 @@
+"""``holes fill`` and ``holes simulate`` through the CLI: judge options, store, summaries."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from docket.cli.main import app, main
+from docket.llm.fake import register_fake
+from docket.llm.types import Request
+from docket.review.auth import add_reviewer
+from docket.review.models import ReviewTask
+from docket.review.queue import record_decision
+from docket.store import load_judgments, open_store
+from docket.store.tables import Job
+
+runner = CliRunner()
+CALLS = {"n": 0}
+
+
+def _zebra(request: Request) -> str:
+    """Relevant iff the chunk mentions zebras; 'ambiguous' chunks split by stance."""
+    CALLS["n"] += 1
+    prompt = request.prompt_text
+    chunk = prompt.split("<chunk>", 1)[1].split("</chunk>", 1)[0].lower()
+    if "ambiguous" in chunk:
+        relevant = bool(re.search(r"\bRELEVANT\b", prompt))
+    else:
+        relevant = "zebra" in chunk
+    label = "relevant" if relevant else "irrelevant"
+    return f"LABEL: {label}\nEVIDENCE: S1\nREASONING: the chunk is {label}."
+
+
+MODEL = register_fake("holes-zebra", _zebra)
+
+
+def _fill(bench, tmp_path: Path, *extra: object):  # type: ignore[no-untyped-def]
+    args = ["holes", "fill", "--qrels", bench.qrels, "--runs", *bench.runs, "--depth", 3]
+    args += ["--corpus", bench.corpus, "--corpus-index", bench.index, "--queries", bench.queries]
+    args += ["--model", MODEL, "--cache", "off", "--db", tmp_path / "d.db"]
+    args += ["--out-qrels", tmp_path / "c.qrels", "--provenance", tmp_path / "p.jsonl", *extra]
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return " ".join(result.output.split())
+
+
+def test_summary_agrees_with_itself_after_decisions_and_on_a_rerun(bench, tmp_path: Path) -> None:
+    first = _fill(bench, tmp_path)
+    assert "judged 6 pairs now; 5 labels added" in first
+    assert "1 escalated-pending" in first and "1 escalated pairs wait" in first
+    store = open_store(tmp_path / "d.db")
+    with store.session() as session:
+        add_reviewer(session, "ana")
+        task = session.query(ReviewTask).filter_by(item_key="q2\td6").one()
+        record_decision(session, task.id, "ana", 1)
+    calls = CALLS["n"]
+    again = _fill(bench, tmp_path)
+    assert CALLS["n"] == calls  # nothing judged again
+    assert "judged 0 pairs now, 6 already in the store; 6 labels added" in again
+    assert "1 human" in again and "escalated-pending" not in again and "wait" not in again
+
+
+def test_ablation_options_and_reviews_reach_the_judge(bench, tmp_path: Path) -> None:
+    _fill(
+        bench, tmp_path, "--agents", 3, "--stances", "swapped", "--reviews", 2,
+        "--agent-model", MODEL, "--agent-model", MODEL, "--agent-model", MODEL, "--job", "abl",
+    )  # fmt: skip
+    store = open_store(tmp_path / "d.db")
+    with store.session() as session:
+        options = session.get(Job, "abl").options
+        records = load_judgments(session, "abl")
+        tasks = session.query(ReviewTask).filter_by(job="abl").all()
+    assert (options["agents"], options["stances"], options["agent_models"]) == (
+        3,
+        "swapped",
+        [MODEL] * 3,
+    )
+    first_round = [t for t in records[0].transcript if t.get("round") == 1]
+    assert len(first_round) == 3
+    assert tasks and all(t.required_reviews == 2 for t in tasks)
+
+
+def _main(monkeypatch, capsys, *args: object) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(sys, "argv", ["docket", *map(str, args)])
+    with pytest.raises(SystemExit) as caught:
+        main()
+    return caught.value.code, capsys.readouterr().err.strip()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--method", "single", "--rounds", 3), "--rounds does not apply to --method single"),
+        (("--method", "single", "--agents", 3), "--agents does not apply to --method single"),
+        (("--method", "majority", "--stances", "neutral"), "--stances does not apply"),
+    ],
+)
+def test_fill_refuses_options_of_other_methods(
+    bench, tmp_path, monkeypatch, capsys, extra, message
+) -> None:  # type: ignore[no-untyped-def]
+    args = [
+        "holes",
+        "fill",
+        "--qrels",
+        bench.qrels,
+        "--runs",
+        *bench.runs,
+        "--corpus",
+        bench.corpus,
+    ]
+    args += [
+        "--queries",
+        bench.queries,
+        "--out-qrels",
+        tmp_path / "c",
+        "--provenance",
+        tmp_path / "p",
+    ]
+    code, err = _main(monkeypatch, capsys, *args, "--model", MODEL, *extra)
+    assert code == 2 and message in err and "\n" not in err
+    assert not (tmp_path / "c").exists()
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (("--method", "dream", "--scale", "graded"), "--scale does not apply to --method dream"),
+        (("--method", "single", "--rounds", 3), "--rounds does not apply to --method single"),
+        (("--method", "lara", "--samples", 3), "--samples does not apply to --method lara"),
+        (("--method", "dream", "--budget", 0.2), "--budget does not apply to --method dream"),
+    ],
+)
+def test_judge_refuses_options_of_other_methods(
+    tmp_path, monkeypatch, capsys, extra, message
+) -> None:  # type: ignore[no-untyped-def]
+    pairs = Path(__file__).resolve().parents[2] / "examples" / "pairs.jsonl"
+    code, err = _main(
+        monkeypatch, capsys, "judge", pairs, "--model", MODEL, "--db", tmp_path / "d.db", *extra
+    )
+    assert code == 2 and message in err and "\n" not in err
+    assert not (tmp_path / "d.db").exists()
+
+
+def test_simulate_stores_its_judgments_and_resumes(bench, tmp_path: Path) -> None:
+    args = ["holes", "simulate", "--qrels", bench.qrels, "--runs", *bench.runs, "--fraction", 1.0]
+    args += ["--corpus", bench.corpus, "--corpus-index", bench.index, "--queries", bench.queries]
+    args += ["--model", MODEL, "--cache", "off", "--db", tmp_path / "s.db", "--measure", "P@3"]
+    result = runner.invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    assert "dropped 5 judged pairs" in result.output and "simulate-qrels-dream-0" in result.output
+    with open_store(tmp_path / "s.db").session() as session:
+        records = load_judgments(session, "simulate-qrels-dream-0")
+    assert len(records) == 5 and all(r.gold is not None for r in records)
+    calls = CALLS["n"]
+    again = runner.invoke(app, [str(a) for a in args])
+    assert again.exit_code == 0 and CALLS["n"] == calls
+    assert again.output.splitlines()[-3:] == result.output.splitlines()[-3:]
