@@ -15,7 +15,15 @@ from dataclasses import dataclass, field
 
 from docket.relevance.types import Judgment, Pair
 from docket.store.base import Store
-from docket.store.claims import DEFAULT_LEASE_S, claim, mark_done, mark_failed, release, renew
+from docket.store.claims import (
+    DEFAULT_LEASE_S,
+    claim,
+    done_among,
+    mark_done,
+    mark_failed,
+    release,
+    renew,
+)
 from docket.store.judgments import add_judgments
 
 Key = tuple[str, str]
@@ -81,7 +89,10 @@ class Claimer:
                 session, self.job, keys, self.owner,
                 lease_s=self.lease_s, retry_failed=self.retry_failed,
             )  # fmt: skip
-        self.tally.busy += len(chunk) - len(held)
+            others = [key for key in keys if key not in held]
+            done = done_among(session, self.job, others) if others else set()
+        self.tally.skipped += len(done)  # judged by another worker since we started
+        self.tally.busy += len(others) - len(done)
         return [pair for pair in chunk if pair.key in held]
 
     def renew(self) -> None:

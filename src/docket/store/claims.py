@@ -90,6 +90,18 @@ def _take_over(
     return {tuple(row) for row in result}  # type: ignore[misc]
 
 
+def done_among(session: Session, job: str, keys: Sequence[Key]) -> set[Key]:
+    """Which of ``keys`` are judged (their claim is a done marker)."""
+    if not keys:
+        return set()
+    rows = session.execute(
+        select(PairClaim.qid, PairClaim.docid).where(
+            PairClaim.job == job, _in(keys), PairClaim.expires_at >= DONE
+        )
+    )
+    return {tuple(row) for row in rows}  # type: ignore[misc]
+
+
 def mark_done(session: Session, job: str, keys: Sequence[Key], owner: str) -> None:
     """Turn ``owner``'s leases on ``keys`` into done markers (their judgments are saved)."""
     if not keys:
