@@ -73,8 +73,8 @@ def _two_workers_share(db: str, tmp_path: Path) -> None:
         busy = [_left_to_other(out) for out, _ in outputs]
         # A worker that ends first saw some pairs held by the other and left them to it.
         assert all(s <= PAIRS <= s + b for s, b in zip(stored, busy, strict=True))
-        before = [int(out.split("(")[-1].split(" already judged")[0]) for out, _ in outputs]
-        assert all(b < PAIRS for b in before)  # both did part of the work, at the same time
+        now = [int(re.search(r"(\d+) judged by this run", out).group(1)) for out, _ in outputs]
+        assert all(n > 0 for n in now) and sum(now) == PAIRS  # shared, at the same time
     finally:
         with store.session() as session:
             for table in (PairClaim, JudgmentRecord, Job):
