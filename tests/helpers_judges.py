@@ -17,6 +17,7 @@ class KeywordJudge:
     """
 
     method: str = "keyword"
+    batch_step = False
     escalate: set[str] = field(default_factory=set)
     fail_on: set[str] = field(default_factory=set)
     calls: list[str] = field(default_factory=list)

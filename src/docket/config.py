@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from platformdirs import user_cache_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -34,10 +34,28 @@ class Settings(BaseModel):
     cache: str = Field(
         default_factory=default_cache_path, description="response cache file, or 'off'"
     )
-    concurrency: int = Field(4, ge=1, le=256, description="pairs judged at once")
+    # Unset, ``docket judge`` judges as many pairs at once as the model has calls in
+    # flight (see cli.common.pairs_at_once); other commands use the default below.
+    concurrency: int = Field(4, ge=1, le=4096, description="pairs judged at once")
+    max_in_flight: int | None = Field(
+        None,
+        ge=1,
+        le=4096,
+        description="LLM calls in flight per model (default: 64 served, 1 local)",
+    )
+    timeout: float = Field(
+        120.0, gt=0, le=3600, description="seconds an LLM request may take before a retry"
+    )
     max_retries: int = Field(
         4, ge=0, le=20, description="retries per LLM call on transient failures"
     )
+    executor: Literal["local", "ray"] = Field(
+        "local", description="where calls run: this process, or Ray workers"
+    )
+    ray_address: str | None = Field(
+        None, description="Ray cluster to join (auto or HOST:PORT); unset: start a local one"
+    )
+    ray_workers: int = Field(2, ge=1, le=1024, description="Ray actors, each with its own model")
 
 
 def _env_values() -> dict[str, str]:

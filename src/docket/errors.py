@@ -6,13 +6,19 @@ Every error docket raises on purpose derives from :class:`DocketError`::
     ├── UserError                 bad input or configuration; the CLI prints one line, exit 2
     │   ├── InputError            a malformed input record (file, line, field)
     │   ├── ConfigError           an invalid setting or model name
-    │   └── MissingDependencyError an optional extra is not installed (names the install command)
+    │   ├── MissingDependencyError an optional extra is not installed (names the install command)
+    │   └── StoreError            the database refused (missing directory, read-only, full
+    │                             disk, not SQLite, newer schema): the hint names the fix
     ├── ModelError                an LLM call failed
     │   ├── TransientModelError   rate limit, 5xx, timeout, connection: retried by ``llm.Model``
+    │   │   └── MalformedReplyError a 200 reply that is no chat completion (HTML page, bad JSON)
     │   ├── ModelTimeoutError     a call ran past the caller's per-call deadline (not retried)
+    │   ├── RequestRefusedError   the server refused this one request (HTTP 400, 413, 422):
+    │   │                         the pair fails, the job goes on
     │   └── ModelUnavailableError retries exhausted or a permanent failure
+    │       └── UnreadableReplyError every retry got a malformed reply: the call counts as
+    │                             unparsed (the pair is escalated), the job goes on
     ├── ParseError                a model reply could not be parsed (never becomes a label)
-    ├── StoreError                the database refused or is inconsistent
     └── ReviewError               a refused review action (closed task, foreign task, ...)
 
 User-facing errors carry a ``hint`` telling the user how to fix the problem.
@@ -82,12 +88,32 @@ class TransientModelError(ModelError):
     """A failure worth retrying: rate limit, server error, timeout, lost connection."""
 
 
+class MalformedReplyError(TransientModelError):
+    """A 200 reply that is not a chat completion (invalid JSON, an HTML page, no choices)."""
+
+
 class ModelTimeoutError(ModelError):
     """A call exceeded the per-call deadline its caller set (time waiting for a slot excluded)."""
 
 
+class RequestRefusedError(ModelError):
+    """The server refused one request for what it contains (e.g. the context is too long).
+
+    Retrying the same request cannot help, but other requests may succeed: a judging job
+    records the pair as failed with this message and goes on.
+    """
+
+
 class ModelUnavailableError(ModelError, UserError):
     """The model could not be reached or kept failing after all retries."""
+
+
+class UnreadableReplyError(ModelUnavailableError):
+    """Every attempt of a call got a malformed reply.
+
+    :meth:`docket.llm.Model.generate_parsed` turns it into an unparsed reply, so the item is
+    escalated rather than labelled, and a job goes on.
+    """
 
 
 class ParseError(DocketError):
@@ -98,8 +124,8 @@ class ParseError(DocketError):
         self.raw = raw
 
 
-class StoreError(DocketError):
-    """The database refused an operation or holds inconsistent data."""
+class StoreError(UserError):
+    """The database cannot be used as asked; the hint says how to fix it."""
 
 
 class ReviewError(UserError):

@@ -47,7 +47,9 @@ async def bounded_each(
         refill()
         while running:
             done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            for task in done:
+            # Calls that finished together come out in input order (asyncio.wait's set has
+            # none), so fast or scripted backends give a reproducible order.
+            for task in sorted(done, key=running.__getitem__):
                 index = running.pop(task)
                 yield index, task.result()
             refill()

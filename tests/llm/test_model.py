@@ -3,11 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from types import SimpleNamespace
+from dataclasses import dataclass, replace
 
-import httpx
-import openai
 import pytest
 
 from docket.errors import (
@@ -15,12 +12,14 @@ from docket.errors import (
     ModelTimeoutError,
     ModelUnavailableError,
     ParseError,
+    RequestRefusedError,
     TransientModelError,
 )
 from docket.llm import Completion, Message, Model, Request, RetryPolicy
 from docket.llm.cache import ResponseCache
 from docket.llm.fake import register_fake
 from docket.llm.openai_compat import OpenAICompatibleProvider, _check_reachable_allowed
+from tests.scripted_server import Reply, chat, serve
 
 FAST_RETRY = RetryPolicy(max_retries=2, base_delay_s=0.001, max_delay_s=0.01)
 
@@ -321,45 +320,13 @@ def test_block_remote_off_allows_anything(monkeypatch) -> None:
     _check_reachable_allowed("https://api.example.com/v1")
 
 
-class FakeCompletions:
-    """Stands in for ``client.chat.completions``: records params, replays outcomes."""
-
-    def __init__(self, outcomes: list) -> None:
-        self.outcomes = outcomes
-        self.params: list[dict] = []
-
-    async def create(self, **params):
-        self.params.append(params)
-        outcome = self.outcomes.pop(0)
-        if isinstance(outcome, Exception):
-            raise outcome
-        return outcome
-
-
-def _provider_with(outcomes: list) -> tuple[OpenAICompatibleProvider, FakeCompletions]:
-    completions = FakeCompletions(outcomes)
-    client = SimpleNamespace(chat=SimpleNamespace(completions=completions))
-    provider = OpenAICompatibleProvider(name="openai-compatible:x#m", model="m", _client=client)
-    return provider, completions
-
-
-def _response(text: str = "yes", logprobs=None, cached: int = 0, finish: str = "stop"):
-    usage = SimpleNamespace(
-        prompt_tokens=20,
-        completion_tokens=2,
-        prompt_tokens_details=SimpleNamespace(cached_tokens=cached),
-    )
-    message = SimpleNamespace(content=text)
-    choice = SimpleNamespace(message=message, finish_reason=finish, logprobs=logprobs)
-    return SimpleNamespace(choices=[choice], usage=usage)
-
-
 async def test_openai_params_and_completion_mapping() -> None:
-    top = [SimpleNamespace(token="yes", logprob=-0.1), SimpleNamespace(token="no", logprob=-2.4)]
-    content = [SimpleNamespace(token="yes", logprob=-0.1, top_logprobs=top)]
-    provider, completions = _provider_with(
-        [_response(logprobs=SimpleNamespace(content=content), cached=16)]
-    )
+    top = [{"token": "yes", "logprob": -0.1}, {"token": "no", "logprob": -2.4}]
+    body = chat("yes")
+    body["choices"][0]["logprobs"] = {
+        "content": [{"token": "yes", "logprob": -0.1, "top_logprobs": top}]
+    }
+    body["usage"]["prompt_tokens_details"] = {"cached_tokens": 16}
     request = Request(
         messages=(Message("system", "be brief"), Message("user", "relevant?")),
         max_tokens=3,
@@ -368,8 +335,9 @@ async def test_openai_params_and_completion_mapping() -> None:
         seed=7,
         json_schema={"type": "object"},
     )
-    completion = await Model(provider).generate(request)
-    params = completions.params[0]
+    with serve(lambda _body: Reply(body=body)) as server:
+        completion = await Model(server.model()).generate(request)
+    params = server.requests[0]
     assert params["messages"] == [
         {"role": "system", "content": "be brief"},
         {"role": "user", "content": "relevant?"},
@@ -383,40 +351,114 @@ async def test_openai_params_and_completion_mapping() -> None:
 
 
 async def test_openai_plain_request_sends_no_optional_params() -> None:
-    provider, completions = _provider_with([_response(text=None)])
-    completion = await provider.generate(ask("q"))
-    assert set(completions.params[0]) == {"model", "messages", "max_tokens", "temperature"}
+    body = chat("")
+    body["choices"][0]["message"]["content"] = None
+    with serve(lambda _body: Reply(body=body)) as server:
+        completion = await Model(server.model()).generate(ask("q"))
+    assert set(server.requests[0]) == {"model", "messages", "max_tokens", "temperature"}
     assert completion.text == "" and completion.logprobs == ()
 
 
-def _http_request() -> httpx.Request:
-    return httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
+def _replay(outcomes: list[Reply | str]):  # type: ignore[no-untyped-def]
+    def script(_body: dict) -> Reply | str:
+        return outcomes.pop(0)
+
+    return script
 
 
-def _status_error(cls, code: int):
-    response = httpx.Response(code, request=_http_request())
-    return cls("failed", response=response, body=None)
-
-
-async def test_openai_transient_errors_are_retried() -> None:
+async def test_openai_transient_errors_are_retried_and_counted() -> None:
     outcomes = [
-        openai.APIConnectionError(request=_http_request()),
-        _status_error(openai.InternalServerError, 503),
-        _status_error(openai.RateLimitError, 429),
-        _response("finally"),
+        Reply(503, {"error": {"message": "overloaded"}}),
+        Reply(429, {"error": {"message": "slow down"}}),
+        Reply(408, "timeout", "text/plain"),
+        "finally",
     ]
-    provider, completions = _provider_with(outcomes)
-    model = Model(provider, retry=RetryPolicy(max_retries=3, base_delay_s=0.001))
-    assert (await model.generate(ask("q"))).text == "finally"
-    assert len(completions.params) == 4 and model.usage.retries == 3
+    with serve(_replay(outcomes)) as server:
+        model = Model(server.model(), retry=RetryPolicy(max_retries=3, base_delay_s=0.001))
+        completion = await model.generate(ask("q"))
+    assert completion.text == "finally" and completion.retries == 3
+    assert len(server.requests) == 4 and model.usage.retries == 3
 
 
-async def test_openai_client_error_is_not_retried() -> None:
-    provider, completions = _provider_with([_status_error(openai.BadRequestError, 400)])
-    model = Model(provider, retry=FAST_RETRY)
-    with pytest.raises(ModelUnavailableError, match="400"):
-        await model.generate(ask("q"))
-    assert len(completions.params) == 1
+@pytest.mark.parametrize(
+    "reply",
+    [
+        Reply(200, "{not json", "application/json"),
+        Reply(200, "<html><body>502 Bad Gateway</body></html>", "text/html"),
+        Reply(200, {"id": "x", "choices": []}),
+        Reply(200, {"id": "x"}),
+    ],
+    ids=["invalid-json", "html-page", "empty-choices", "no-choices"],
+)
+async def test_malformed_200_replies_are_transient(reply: Reply) -> None:
+    with serve(_replay([reply, "ok"])) as server:
+        model = Model(server.model(), retry=RetryPolicy(max_retries=2, base_delay_s=0.001))
+        completion = await model.generate(ask("q"))
+    assert completion.text == "ok" and completion.retries == 1
+
+
+async def test_malformed_replies_that_persist_make_the_model_unavailable() -> None:
+    with serve(lambda _body: Reply(200, "<html>proxy</html>", "text/html")) as server:
+        model = Model(server.model(), retry=RetryPolicy(max_retries=2, base_delay_s=0.001))
+        with pytest.raises(ModelUnavailableError, match="not JSON"):
+            await model.generate(ask("q"))
+    assert len(server.requests) == 3 and model.usage.retries == 2
+
+
+@pytest.mark.parametrize("status", [400, 413, 422])
+async def test_a_refused_request_is_not_retried(status: int) -> None:
+    error = {"error": {"message": "context length exceeded"}}
+    with serve(lambda _body: Reply(status, error)) as server:
+        model = Model(server.model(), retry=FAST_RETRY)
+        with pytest.raises(RequestRefusedError, match="context length exceeded"):
+            await model.generate(ask("q"))
+    assert len(server.requests) == 1
+
+
+@pytest.mark.parametrize("status", [401, 404])
+async def test_a_wrong_key_or_model_stops_with_model_unavailable(status: int) -> None:
+    with serve(lambda _body: Reply(status, {"error": "no such model"})) as server:
+        model = Model(server.model(), retry=FAST_RETRY)
+        with pytest.raises(ModelUnavailableError, match=f"{status}.*no such model"):
+            await model.generate(ask("q"))
+    assert len(server.requests) == 1
+
+
+async def test_client_timeout_comes_from_the_model_name() -> None:
+    with serve(lambda _body: "late", delay_s=0.5) as server:
+        model = Model(server.model(params="timeout=0.05"), retry=FAST_RETRY)
+        with pytest.raises(ModelUnavailableError, match="no answer within 0.05 s"):
+            await model.generate(ask("q"))
+    assert model.provider.timeout_s == 0.05
+
+
+def test_max_in_flight_comes_from_the_name_then_the_argument_then_the_provider() -> None:
+    base = "openai-compatible:http://127.0.0.1:1/v1#m"
+    assert Model(base).max_concurrency == 64
+    assert Model(base, max_concurrency=5).max_concurrency == 5
+    named = Model(f"{base}?max_in_flight=200", max_concurrency=5)
+    assert named.max_concurrency == 200 and named.name == base
+
+
+@pytest.mark.parametrize(
+    ("name", "error"),
+    [
+        ("fake:echo?max_in_flight=0", "not a positive number"),
+        ("fake:echo?max_in_flight=lots", "not a positive number"),
+        ("fake:echo?speed=9", "cannot read parameter 'speed=9'"),
+        ("fake:echo?timeout", "cannot read parameter 'timeout'"),
+    ],
+)
+def test_bad_model_parameters_are_config_errors(name: str, error: str) -> None:
+    with pytest.raises(ConfigError, match=error):
+        Model(name)
+
+
+async def test_peak_calls_in_flight_at_the_server_follow_max_in_flight() -> None:
+    with serve(lambda _body: "ok", delay_s=0.05) as server:
+        model = Model(server.model(params="max_in_flight=6"))
+        await asyncio.gather(*(model.generate(ask(f"q{i}")) for i in range(24)))
+    assert server.peak_in_flight == 6 and len(server.requests) == 24
 
 
 def test_registry_finds_every_builtin_after_importing_fake_first() -> None:
@@ -437,9 +479,30 @@ def test_openai_client_is_remade_for_a_new_event_loop() -> None:
     provider = OpenAICompatibleProvider(name="n", model="m", base_url="http://127.0.0.1:1/v1")
 
     async def twice() -> tuple:
-        return provider._get_client(), provider._get_client()
+        return await provider._get_client(), await provider._get_client()
 
     first_a, first_b = asyncio.run(twice())
     second_a, _ = asyncio.run(twice())
     assert first_a is first_b  # one client per loop
     assert second_a is not first_a  # its pool belonged to a closed loop
+    assert first_a.closed  # closed when its loop shut down: no "unclosed session" error
+
+
+async def test_a_server_refusing_json_schema_gets_json_object_once() -> None:
+    # llama-cpp-python's server answers response_format json_schema with a 500 naming it.
+    def script(body: dict) -> Reply | str:
+        if body["response_format"]["type"] == "json_schema":
+            return Reply(
+                500, {"error": {"message": "Input should be 'json_object' (response_format)"}}
+            )
+        return '{"label": "relevant"}'
+
+    request = Request(messages=(Message("user", "q"),), json_schema={"type": "object"})
+    with serve(script) as server:
+        model = Model(server.model(), retry=FAST_RETRY)
+        first = await model.generate(request)
+        second = await model.generate(replace(request, max_tokens=9))
+    kinds = [body["response_format"]["type"] for body in server.requests]
+    assert kinds == ["json_schema", "json_object", "json_object"]
+    assert first.text == second.text == '{"label": "relevant"}' and first.retries == 0
+    assert server.requests[1]["response_format"]["schema"] == {"type": "object"}

@@ -58,10 +58,12 @@ def test_sqlite_roundtrip_rebuilds_the_judgment(db_url: str) -> None:
     reason="PostgreSQL not started (make test starts it)",
 )
 def test_postgres_roundtrip_rebuilds_the_judgment() -> None:
-    url = os.environ["DOCKET_TEST_POSTGRES_URL"]
+    from tests.pg_helpers import pg_schema_url
+
+    url = pg_schema_url(os.environ["DOCKET_TEST_POSTGRES_URL"])
     store = open_store(url)
     with store.engine.begin() as conn:  # a clean schema for this test
-        for table in ("judgments", "jobs"):
+        for table in ("judgments", "pair_claims", "jobs"):
             conn.execute(text(f"DELETE FROM {table}"))
     store.close()
     _roundtrip(url)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -14,7 +14,9 @@ from rich.table import Table
 from docket.config import Settings
 from docket.llm import Model, RetryPolicy
 from docket.llm.cache import ResponseCache
+from docket.llm.provider import parse_model_name
 from docket.llm.usage import Usage
+from docket.store.base import display_url
 
 console = Console(stderr=True)
 out = Console()
@@ -40,6 +42,9 @@ class ModelPool:
 
     ``pool(None)`` is the main model. :meth:`usage` adds up what this process's calls
     cost, so a run can report what it did apart from what the store already held.
+    Each Model keeps at most ``settings.max_in_flight`` calls in flight (a
+    ``?max_in_flight=N`` in a model's name wins for that model; neither given: the
+    provider's default) and gives each HTTP request ``settings.timeout`` seconds.
     """
 
     def __init__(self, settings: Settings) -> None:
@@ -51,7 +56,13 @@ class ModelPool:
     def __call__(self, name: str | None = None) -> Model:
         key = name or self.settings.model
         if key not in self.models:
-            self.models[key] = Model(key, cache=self.cache, retry=self.retry)
+            self.models[key] = Model(
+                key,
+                cache=self.cache,
+                retry=self.retry,
+                max_concurrency=self.settings.max_in_flight,
+                request_timeout_s=self.settings.timeout,
+            )
         return self.models[key]
 
     def usage(self) -> Usage:
@@ -67,6 +78,22 @@ def model_factory(settings: Settings) -> ModelPool:
     return ModelPool(settings)
 
 
+def pairs_at_once(settings: Settings, get_model: Callable[[str | None], Model]) -> int:
+    """``--concurrency`` if the user set it, else as many pairs as the model has calls in flight.
+
+    So a served model (64 calls in flight) is kept busy without tuning, and the embedded
+    model (1) judges one pair at a time, finishing pairs in order.
+    """
+    if "concurrency" in settings.model_fields_set:
+        return settings.concurrency
+    return get_model(None).max_concurrency
+
+
+def canonical_model(name: str) -> str:
+    """The model name without its call parameters (what a job records)."""
+    return parse_model_name(name).name
+
+
 @contextmanager
 def resumable(db: str) -> Iterator[None]:
     """Turn Ctrl-C into a one-line note that finished work is kept, and exit code 130."""
@@ -74,7 +101,7 @@ def resumable(db: str) -> Iterator[None]:
         yield
     except KeyboardInterrupt:
         console.print(
-            f"[yellow]interrupted[/yellow]: every finished pair is saved in {escape(db)}; "
+            f"[yellow]interrupted[/yellow]: every finished pair is saved in {escape(display_url(db))}; "
             "run the same command again to resume",
             soft_wrap=True,
         )

@@ -19,6 +19,7 @@ from docket.ir.export import (
     write_atomically,
 )
 from docket.store import open_store
+from docket.store.claims import failed_pairs
 from docket.store.tables import Job
 
 app = typer.Typer()
@@ -70,3 +71,6 @@ def export(
             "(list them with --undecided FILE)",
             markup=False,
         )
+    with store.session() as session:
+        if failed := failed_pairs(session, job):
+            out.print(f"{len(failed)} failed pairs not exported (rerun judge with --retry-failed)")

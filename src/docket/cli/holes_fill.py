@@ -14,7 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
-from docket.cli.common import console, escape, model_factory, out, resumable
+from docket.cli.common import console, escape, model_factory, out, pairs_at_once, resumable
 from docket.cli.ir_common import (
     GradesOpt,
     MoreRuns,
@@ -86,7 +86,9 @@ def make_judge(method: str, db: str | None, reviews: int = 1, **values: Any) -> 
     values["agent_models"] = values.pop("agent_model") or []
     options = JudgeOptions.checked(method=method, **values)
     check_applicable(method, options)
-    judge = build_judge(options, model_factory(settings))
+    get_model = model_factory(settings)
+    judge = build_judge(options, get_model)
+    settings = settings.model_copy(update={"concurrency": pairs_at_once(settings, get_model)})
     return JudgeSetup(judge, settings, options.record(), reviews)
 
 

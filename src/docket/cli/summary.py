@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 from rich.table import Table
 from rich.text import Text
@@ -52,7 +53,7 @@ def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
 
     qid and docid never fold or get cut: the other columns give way.
     """
-    shown = results[:MAX_ROWS]
+    shown = list(islice(results, MAX_ROWS))  # results may stream from the store
     table = Table(title=Text(title))
     id_column(table, "qid", [pair.qid for pair, _ in shown])
     id_column(table, "docid", [pair.docid for pair, _ in shown])
@@ -79,19 +80,15 @@ def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
     return table
 
 
-def reply_counts(results: Sequence[tuple[Pair, Judgment]]) -> tuple[int, int]:
-    """(turns, turns whose first reply could not be parsed) over every stored judgment."""
-    turns = [turn for _, j in results for turn in j.transcript]
-    return len(turns), sum(1 for turn in turns if turn.get("parse_failures", 0) >= 1)
-
-
 def totals_table(results: Sequence[tuple[Pair, Judgment]], run: RunReport) -> Table:
     """Two rows: what this run did, and what the job holds in the store."""
-    stored_calls = sum(j.usage.get("calls", 0) for _, j in results)
-    stored_tokens = sum(
-        j.usage.get("prompt_tokens", 0) + j.usage.get("completion_tokens", 0) for _, j in results
-    )
-    turns, first_failed = reply_counts(results)
+    # One pass: results may be read from the store (a 100,000-pair job is not in memory).
+    stored_calls = stored_tokens = turns = first_failed = 0
+    for _, j in results:
+        stored_calls += j.usage.get("calls", 0)
+        stored_tokens += j.usage.get("prompt_tokens", 0) + j.usage.get("completion_tokens", 0)
+        turns += len(j.transcript)
+        first_failed += sum(1 for turn in j.transcript if turn.get("parse_failures", 0) >= 1)
     table = Table(title="totals")
     table.add_column("")
     for column in ("pairs", "LLM calls", "cache hits", "tokens", "re-asked"):

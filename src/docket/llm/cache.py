@@ -23,7 +23,12 @@ class ResponseCache:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
         self._db = sqlite3.connect(self.path, check_same_thread=False)
-        self._db.execute("PRAGMA journal_mode=WAL") if self.path != ":memory:" else None
+        if self.path != ":memory:":
+            # WAL with synchronous=NORMAL: a commit is not a disk sync (a crash of the process
+            # loses nothing; a power cut may lose the last answers, which are only a cache).
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA busy_timeout=30000")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS responses ("
             " key TEXT PRIMARY KEY, model TEXT NOT NULL, completion TEXT NOT NULL,"

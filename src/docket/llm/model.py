@@ -14,13 +14,15 @@ from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 from docket.errors import (
+    MalformedReplyError,
     ModelTimeoutError,
     ModelUnavailableError,
     ParseError,
     TransientModelError,
+    UnreadableReplyError,
 )
 from docket.llm.cache import ResponseCache
-from docket.llm.provider import Provider, create_provider
+from docket.llm.provider import Provider, create_provider, parse_model_name
 from docket.llm.types import Completion, Message, Request
 from docket.llm.usage import Usage
 
@@ -68,10 +70,14 @@ class Model:
     """A named model with retries, a response cache, a concurrency limit and usage counters.
 
     Args:
-        provider: the backend, or a model name understood by the registry.
+        provider: the backend, or a model name understood by the registry (it may end in
+            ``?max_in_flight=N&timeout=S``, which win over the two arguments below).
         cache: a response cache; None disables caching.
         retry: retry policy for transient failures.
-        max_concurrency: overrides the provider's own limit.
+        max_concurrency: calls in flight to this model (the user's ``max_in_flight``);
+            None keeps the provider's default (64 for served models, 1 for ``local``).
+        request_timeout_s: seconds one HTTP request may take before it counts as a
+            transient failure (providers with a client timeout only).
     """
 
     def __init__(
@@ -81,8 +87,16 @@ class Model:
         cache: ResponseCache | None = None,
         retry: RetryPolicy | None = None,
         max_concurrency: int | None = None,
+        request_timeout_s: float | None = None,
     ) -> None:
-        self.provider = create_provider(provider) if isinstance(provider, str) else provider
+        if isinstance(provider, str):
+            spec = parse_model_name(provider)
+            provider = create_provider(spec.name)
+            max_concurrency = spec.max_in_flight or max_concurrency
+            request_timeout_s = spec.timeout_s or request_timeout_s
+        self.provider = provider
+        if request_timeout_s is not None and hasattr(provider, "timeout_s"):
+            provider.timeout_s = request_timeout_s
         self.cache = cache
         self.retry = retry or RetryPolicy()
         self.max_concurrency = max_concurrency or self.provider.max_concurrency
@@ -108,9 +122,9 @@ class Model:
         spent queueing behind other calls (one slot for the embedded model) does not count;
         a call past it raises :class:`ModelTimeoutError` and is not retried.
         """
-        key = request.cache_key(self.name)
+        key = request.cache_key(self.name) if self.cache is not None else ""
         if self.cache is not None and (hit := self.cache.get(key)) is not None:
-            completion = replace(hit, cached=True)
+            completion = replace(hit, cached=True, retries=0)
             self.usage.add_completion(self.name, completion)
             return completion
         async with self._semaphore():
@@ -121,6 +135,9 @@ class Model:
         return completion
 
     async def _call_with_retries(self, request: Request, timeout_s: float | None) -> Completion:
+        # Retries are counted on the completion (so each judgment's usage records them) and
+        # reach ``self.usage`` through add_completion; a call that finally fails adds its
+        # retries here, since no completion carries them.
         for attempt in range(self.retry.max_retries + 1):
             started = time.perf_counter()
             try:
@@ -128,18 +145,23 @@ class Model:
             except TransientModelError as exc:
                 if attempt == self.retry.max_retries:
                     self.usage.failures += 1
-                    raise ModelUnavailableError(
+                    self.usage.retries += attempt
+                    error = (
+                        UnreadableReplyError
+                        if isinstance(exc, MalformedReplyError)
+                        else ModelUnavailableError
+                    )
+                    raise error(
                         f"model '{self.name}' failed after {attempt + 1} attempts: {exc}",
                         hint="check that the server is running and reachable, or retry later",
                     ) from exc
-                self.usage.retries += 1
                 delay = self.retry.delay(attempt)
                 log.warning("%s: transient failure (%s); retry in %.1fs", self.name, exc, delay)
                 await asyncio.sleep(delay)
                 continue
             if not completion.latency_s:
                 completion = replace(completion, latency_s=time.perf_counter() - started)
-            return completion
+            return replace(completion, retries=attempt) if attempt else completion
         raise AssertionError("unreachable")  # pragma: no cover
 
     async def _call_once(self, request: Request, timeout_s: float | None) -> Completion:
@@ -160,8 +182,14 @@ class Model:
 
         ``parse`` raises :class:`ParseError` (or ValueError) for unusable text. A reply that
         fails twice comes back with ``value=None`` and its raw texts; it is never a label.
+        A call whose every retry got a malformed HTTP reply comes back the same way (its
+        raw text says so), without a re-ask: the retries already asked again.
         """
-        first = await self.generate(request, timeout_s=timeout_s)
+        try:
+            first = await self.generate(request, timeout_s=timeout_s)
+        except UnreadableReplyError as exc:
+            self.usage.parse_failures += 1
+            return Parsed(None, (f"(unreadable reply: {exc.message})",), (), error=exc.message)
         try:
             return Parsed(parse(first.text), (first.text,), (first,))
         except (ParseError, ValueError) as exc:
@@ -175,7 +203,12 @@ class Model:
                 Message("user", REASK_TEMPLATE.format(error=error)),
             ),
         )
-        second = await self.generate(reask, timeout_s=timeout_s)
+        try:
+            second = await self.generate(reask, timeout_s=timeout_s)
+        except UnreadableReplyError as exc:
+            self.usage.parse_failures += 1
+            raw = (first.text, f"(unreadable reply: {exc.message})")
+            return Parsed(None, raw, (first,), error=exc.message)
         try:
             return Parsed(parse(second.text), (first.text, second.text), (first, second))
         except (ParseError, ValueError) as exc:

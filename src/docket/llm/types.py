@@ -73,6 +73,8 @@ class Completion:
     finish_reason: str = "stop"
     latency_s: float = 0.0
     cached: bool = False
+    retries: int = 0
+    """Transient failures retried before this answer came (0 for a cache hit)."""
 
     def to_json(self) -> dict[str, Any]:
         """Serialise for the response cache and judgment records."""

@@ -25,7 +25,7 @@ from docket.relevance.factory import build_judge
 from docket.relevance.lara import LaraJudge, p_yes_from_logprobs, simulate_lara
 from docket.relevance.metrics import MethodMetrics, class_recalls, compute_metrics
 from docket.relevance.options import METHODS, JudgeOptions
-from docket.relevance.pairs_io import PairList, read_labels, read_pairs
+from docket.relevance.pairs_io import PairFile, PairList, read_labels, read_pairs, scan_pairs
 from docket.relevance.prompts import PROMPT_HASH, PROMPT_VERSION
 from docket.relevance.types import Judge, Judgment, Pair
 
@@ -43,6 +43,7 @@ __all__ = [
     "MajorityJudge",
     "MethodMetrics",
     "Pair",
+    "PairFile",
     "PairList",
     "SingleJudge",
     "build_judge",
@@ -56,6 +57,7 @@ __all__ = [
     "plot_curves",
     "read_labels",
     "read_pairs",
+    "scan_pairs",
     "simulate_lara",
     "split_sentences",
     "validate_evidence",

@@ -92,6 +92,7 @@ class SingleJudge:
     """
 
     method = "single"
+    batch_step = False  # finalize is the identity: the runner skips it
 
     def __init__(self, options: JudgeOptions, model: Model) -> None:
         self.options = options
@@ -140,6 +141,7 @@ class MajorityJudge:
     """
 
     method = "majority"
+    batch_step = False  # finalize is the identity: the runner skips it
 
     def __init__(self, options: JudgeOptions, model: Model) -> None:
         self.options = options

@@ -70,6 +70,7 @@ class DreamJudge:
     """
 
     method = "dream"
+    batch_step = False  # finalize is the identity: the runner skips it
 
     def __init__(
         self,

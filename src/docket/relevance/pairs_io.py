@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +57,52 @@ def read_pairs(path: str | Path) -> PairList:
     return PairList([pair for pair, _ in seen.values()], duplicates)
 
 
+class PairFile:
+    """A pairs file checked whole once, then streamed: memory for its keys, not its texts.
+
+    ``scan_pairs`` reads the file and raises on the first malformed record, as
+    :func:`read_pairs` does, so nothing is judged from a bad file; iterating reads it again
+    and yields each pair once (a repeated line is skipped), in file order.
+    """
+
+    def __init__(self, path: Path, first: dict[tuple[str, str], tuple[int, int]], dup: int):
+        self.path = path
+        self.duplicates = dup
+        self._first = first
+
+    def __len__(self) -> int:
+        return len(self._first)
+
+    def __iter__(self) -> Iterator[Pair]:
+        for line_no, record in _records(self.path, (*REQUIRED, TEXT_FIELDS)):
+            pair = _pair(record, str(self.path), line_no)
+            if self._first[pair.key][0] == line_no:
+                yield pair
+
+
+def scan_pairs(path: str | Path) -> PairFile:
+    """Check a ``.jsonl`` or ``.tsv`` pairs file and return it as a :class:`PairFile`.
+
+    Raises:
+        InputError: naming the file, line and field of the first malformed record.
+    """
+    first: dict[tuple[str, str], tuple[int, int]] = {}
+    duplicates = 0
+    for line_no, record in _records(path, (*REQUIRED, TEXT_FIELDS)):
+        pair = _pair(record, str(path), line_no)
+        digest = hash((pair.query, pair.text, pair.label, pair.grade))
+        if pair.key in first:
+            first_line, first_digest = first[pair.key]
+            if digest != first_digest:
+                raise _repeat_error(pair, first_line, str(path), line_no)
+            duplicates += 1
+            continue
+        first[pair.key] = (line_no, digest)
+    if not first:
+        raise InputError("no pairs found", path=str(path), hint="one pair per line")
+    return PairFile(Path(path), first, duplicates)
+
+
 def read_labels(path: str | Path) -> dict[tuple[str, str], int]:
     """Read human decisions: ``qid``, ``docid``, ``label`` (0/1) per JSONL line or TSV row."""
     labels: dict[tuple[str, str], int] = {}
@@ -74,23 +120,32 @@ Columns = tuple[str | tuple[str, ...], ...]
 
 
 def _records(path: str | Path, columns: Columns) -> Iterator[tuple[int, dict[str, Any]]]:
-    file = Path(path)
+    # The file is read line by line, never held whole: a 100,000-pair input streams.
+    first = _first_line(path)
+    if not first:
+        return
     try:
-        lines = file.read_text(encoding="utf-8").splitlines()
+        with Path(path).open(encoding="utf-8") as handle:
+            if first.lstrip().startswith("{"):
+                yield from _jsonl(handle, str(path))
+            else:
+                yield from _tsv(handle, str(path), columns)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read the file: {exc}", path=str(path)) from None
+
+
+def _first_line(path: str | Path) -> str:
+    """The first non-blank line (it tells JSONL from TSV), or '' for an empty file."""
+    try:
+        with Path(path).open(encoding="utf-8") as handle:
+            return next((line for line in handle if line.strip()), "")
     except FileNotFoundError:
         raise InputError("file not found", path=str(path)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read the file: {exc}", path=str(path)) from None
-    first = next((line for line in lines if line.strip()), "")
-    if not first:
-        return
-    if first.lstrip().startswith("{"):
-        yield from _jsonl(lines, str(path))
-    else:
-        yield from _tsv(lines, str(path), columns)
 
 
-def _jsonl(lines: list[str], path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def _jsonl(lines: Iterable[str], path: str) -> Iterator[tuple[int, dict[str, Any]]]:
     for line_no, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -103,7 +158,7 @@ def _jsonl(lines: list[str], path: str) -> Iterator[tuple[int, dict[str, Any]]]:
         yield line_no, record
 
 
-def _tsv(lines: list[str], path: str, columns: Columns) -> Iterator[tuple[int, dict[str, Any]]]:
+def _tsv(lines: Iterable[str], path: str, columns: Columns) -> Iterator[tuple[int, dict[str, Any]]]:
     rows = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
     header = [name.strip().lower() for name in next(rows, [])]
     for column in columns:
@@ -187,10 +242,14 @@ def _grade(record: dict[str, Any], path: str, line: int) -> int | None:
 
 def _check_same(pair: Pair, first: Pair, first_line: int, path: str, line: int) -> None:
     if pair != first:
-        raise InputError(
-            f"pair ({pair.qid}, {pair.docid}) repeats line {first_line} with different content",
-            path=path,
-            line=line,
-            field="docid",
-            hint="each (qid, docid) pair may appear once; remove or fix the repeated line",
-        )
+        raise _repeat_error(pair, first_line, path, line)
+
+
+def _repeat_error(pair: Pair, first_line: int, path: str, line: int) -> InputError:
+    return InputError(
+        f"pair ({pair.qid}, {pair.docid}) repeats line {first_line} with different content",
+        path=path,
+        line=line,
+        field="docid",
+        hint="each (qid, docid) pair may appear once; remove or fix the repeated line",
+    )

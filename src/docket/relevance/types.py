@@ -61,7 +61,11 @@ class Judgment:
 
 
 class Judge(Protocol):
-    """A relevance method. Batch methods (LARA) post-process with ``finalize``."""
+    """A relevance method. Batch methods (LARA) post-process with ``finalize``.
+
+    A judge whose ``finalize`` is the identity may say so with a class attribute
+    ``batch_step = False``; the runner then never loads the whole job to call it.
+    """
 
     method: str
 

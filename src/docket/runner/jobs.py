@@ -3,58 +3,81 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from docket.relevance.types import Judge, Judgment, Pair
+from docket.relevance.types import Judge, Pair
+from docket.runner.batches import Tally
 from docket.runner.escalate import enqueue_escalations
-from docket.runner.local import JobOutcome, finalize_job, run_judge_job
+from docket.runner.local import Executor, JobOutcome, finalize_job, run_judge_job
+from docket.runner.results import StoredResults
 from docket.store.base import Store
+from docket.store.claims import failed_pairs
 
 
 @dataclass(frozen=True)
 class JobResult:
-    """Every pair of the job with its judgment, what this run did, and the queue size."""
+    """The judged pairs of the job's input (read from the store), this run, the queue.
 
-    results: list[tuple[Pair, Judgment]]
+    Attributes:
+        results: ``(pair, judgment)`` per judged pair of the input, read lazily.
+        outcome: what this run did.
+        queued: escalated pairs in the review queue.
+        failed: ``(qid, docid, reason)`` of the input's pairs that failed (this or earlier runs).
+    """
+
+    results: StoredResults
     outcome: JobOutcome
     queued: int
+    failed: list[tuple[str, str, str]]
 
 
 def judge_job(
     store: Store,
     job: str,
-    pairs: Sequence[Pair],
+    pairs: Iterable[Pair],
     judge: Judge,
     *,
     concurrency: int,
     console: Console | None = None,
     required_reviews: int = 1,
     label: str = "judging",
+    retry_failed: bool = False,
+    total: int | None = None,
+    executor: Executor | None = None,
 ) -> JobResult:
     """Judge the unfinished pairs with a progress bar, finalize, and queue escalations.
 
     The model error that stopped a run (if any) is in ``outcome.error``; the batch step
     and the escalation still run over what was finished, so nothing is lost.
     """
+    total = total if total is not None else _size(pairs)
+    tally = Tally()
     columns = (TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task(label, total=len(pairs))
+        task = progress.add_task(label, total=total)
         outcome = asyncio.run(
             run_judge_job(
-                store,
-                job,
-                pairs,
-                judge,
-                concurrency=concurrency,
+                store, job, pairs, judge,
+                concurrency=concurrency, retry_failed=retry_failed, tally=tally,
+                executor=executor,
                 on_result=lambda _pair, _judgment: progress.advance(task),
             )
-        )
-        progress.update(task, completed=outcome.judged + outcome.skipped)
-    wanted = {p.key for p in pairs}
-    results = [r for r in finalize_job(store, job, judge) if r[0].key in wanted]
-    queued = enqueue_escalations(store, job, results, required_reviews=required_reviews)
-    return JobResult(results, outcome, queued)
+        )  # fmt: skip
+        progress.update(task, completed=len(tally.seen) - outcome.busy)
+    finalize_job(store, job, judge)
+    results = StoredResults(store, job, frozenset(tally.seen))
+    queued = enqueue_escalations(store, job, results.escalated(), required_reviews=required_reviews)
+    with store.session() as session:
+        failed = [f for f in failed_pairs(session, job) if (f[0], f[1]) in tally.seen]
+    return JobResult(results, outcome, queued, failed)
+
+
+def _size(pairs: Iterable[Pair]) -> int | None:
+    try:
+        return len(pairs)  # type: ignore[arg-type]
+    except TypeError:
+        return None

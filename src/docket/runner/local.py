@@ -1,19 +1,33 @@
-"""Local asyncio job runner: bounded concurrency, every finished pair committed at once.
+"""Local asyncio job runner: streamed input, claimed pairs, bounded calls, batched commits.
 
-Because each judgment is committed as soon as it is known, an interrupted or failing job
-keeps its finished work, and a rerun skips it without any LLM call.
+The input is streamed through :func:`docket.fanout.bounded_each`: at most ``concurrency``
+pairs are being judged at once, and pairs are read (and claimed in the store) only as
+slots free up, so memory does not grow with the input. Finished pairs are committed in
+small batches (at most ``batch`` pairs or half a second of results), so a crash loses at
+most the calls in flight and one unsaved batch, and a rerun skips all saved work without
+any LLM call. Several processes (or Ray workers) may run the same job: each pair is
+claimed with a lease before it is judged, so each call is paid once.
+
+A pair the server refuses (:class:`~docket.errors.RequestRefusedError`, e.g. HTTP 400) is
+recorded as failed with the reason and the job goes on; a rerun retries failed pairs only
+when asked (``retry_failed``). A model that stays unavailable stops the job.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
+from typing import Protocol
 
-from docket.errors import ModelUnavailableError
+from docket.errors import ModelUnavailableError, RequestRefusedError
+from docket.fanout import bounded_each
 from docket.relevance.types import Judge, Judgment, Pair
+from docket.runner.batches import Claimer, Tally, Writer, new_owner
 from docket.store.base import Store
+from docket.store.claims import DEFAULT_LEASE_S, failed_pairs
 from docket.store.judgments import (
     finished_keys,
     judgment_from_record,
@@ -23,62 +37,158 @@ from docket.store.judgments import (
 )
 
 log = logging.getLogger(__name__)
-OnResult = Callable[[Pair, Judgment], None]
+OnResult = Callable[[Pair, Judgment | None], None]
+MAX_BATCH = 64
+MAX_CLAIM = 256
 
 
 @dataclass
 class JobOutcome:
-    """What a run did: pairs judged now, skipped as already finished, and the failure if any."""
+    """What a run did with its input.
+
+    Attributes:
+        judged: pairs judged and saved by this run.
+        skipped: pairs already judged before (by an earlier run or another worker).
+        failed: pairs the server refused in this run (stored as failed, with the reason).
+        failed_before: pairs that had failed earlier and were not retried.
+        busy: pairs another live worker held, left to it.
+        error: the model failure that stopped the run, if any.
+    """
 
     judged: int = 0
     skipped: int = 0
+    failed: int = 0
+    failed_before: int = 0
+    busy: int = 0
     error: ModelUnavailableError | None = None
 
 
 async def run_judge_job(
     store: Store,
     job: str,
-    pairs: Sequence[Pair],
+    pairs: Iterable[Pair],
     judge: Judge,
     *,
     concurrency: int = 4,
     on_result: OnResult | None = None,
+    retry_failed: bool = False,
+    lease_s: float = DEFAULT_LEASE_S,
+    owner: str | None = None,
+    tally: Tally | None = None,
+    executor: Executor | None = None,
 ) -> JobOutcome:
-    """Judge the unfinished ``pairs`` of ``job`` and store each judgment when it is done.
+    """Judge the unfinished ``pairs`` of ``job``, saving finished pairs in small batches.
 
-    A model that stays unavailable after the Model's retries stops the job: pairs already
-    finished stay stored and the error is returned in the outcome (not raised) so the
-    caller can report it after the batch step.
+    ``pairs`` may be any iterable (a file read lazily); it is consumed once. ``executor``
+    runs the calls (default: this process; see :mod:`docket.runner.ray_executor`). A model that
+    stays unavailable stops the run: saved pairs stay saved and the error is returned in
+    the outcome (not raised) so the caller can report it after the batch step.
     """
-    with store.session() as session:
-        done = finished_keys(session, job)
-    todo = [p for p in pairs if p.key not in done]
-    outcome = JobOutcome(skipped=len(pairs) - len(todo))
-    semaphore = asyncio.Semaphore(concurrency)
-
-    async def work(pair: Pair) -> None:
-        async with semaphore:
-            judgment = await judge.judge(pair)
-        with store.session() as session:
-            save_judgment(session, job, pair, judgment)
-        outcome.judged += 1
-        if on_result is not None:
-            on_result(pair, judgment)
-
-    tasks = [asyncio.create_task(work(p)) for p in todo]
+    owner = owner or new_owner()
+    tally = tally if tally is not None else Tally()
+    # Claims come a window ahead (one transaction per window); commits every MAX_BATCH.
+    claimer = _claimer(store, job, owner, min(concurrency, MAX_CLAIM), tally, retry_failed, lease_s)
+    writer = Writer(store, job, owner, max(1, min(concurrency, MAX_BATCH)))
+    heartbeat = asyncio.ensure_future(_renew_forever(claimer, lease_s / 3))
+    error = None
     try:
-        await asyncio.gather(*tasks)
-    except ModelUnavailableError as exc:
-        outcome.error = exc
+        error = await _judge_claimed(
+            claimer.pairs(pairs), executor or LocalExecutor(judge), writer, tally,
+            concurrency, on_result,
+        )  # fmt: skip
     finally:
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    return outcome
+        heartbeat.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await heartbeat
+        try:
+            writer.flush()
+        finally:
+            claimer.release()
+    return JobOutcome(
+        tally.judged, tally.skipped, tally.failed, tally.failed_before, tally.busy, error
+    )
 
 
-def finalize_job(store: Store, job: str, judge: Judge) -> list[tuple[Pair, Judgment]]:
-    """Run the method's batch step over the whole job and store what changed."""
+def _claimer(
+    store: Store, job: str, owner: str, batch: int, tally: Tally, retry: bool, lease_s: float
+) -> Claimer:
+    with store.read_session() as session:
+        done = finished_keys(session, job)
+        failed = {(q, d) for q, d, _ in failed_pairs(session, job)}
+    return Claimer(store, job, owner, batch, done, failed, tally, retry, lease_s)
+
+
+Outcome = tuple[Pair, Judgment | None, str]
+"""A judged pair: its judgment, or None and the reason the server refused it."""
+
+
+async def judge_one(judge: Judge, pair: Pair) -> Outcome:
+    """Judge one pair; a refused request becomes a failed outcome, not an exception."""
+    try:
+        return pair, await judge.judge(pair), ""
+    except RequestRefusedError as exc:
+        log.warning("pair (%s, %s) failed: %s", pair.qid, pair.docid, exc.message)
+        return pair, None, exc.message
+
+
+class Executor(Protocol):
+    """Where the calls run: in this process (the default) or on Ray workers."""
+
+    def outcomes(self, pairs: Iterable[Pair], concurrency: int) -> AsyncIterator[Outcome]:
+        """Judge ``pairs`` (already claimed), ``concurrency`` at a time, yielding outcomes."""
+        ...
+
+
+@dataclass(frozen=True)
+class LocalExecutor:
+    """Judges in this process's event loop through the one fan-out helper."""
+
+    judge: Judge
+
+    async def outcomes(self, pairs: Iterable[Pair], concurrency: int) -> AsyncIterator[Outcome]:
+        """Outcomes in completion order, at most ``concurrency`` pairs at once."""
+        async for _, outcome in bounded_each(
+            pairs, lambda pair: judge_one(self.judge, pair), limit=concurrency
+        ):
+            yield outcome
+
+
+async def _judge_claimed(
+    pairs: Iterable[Pair],
+    executor: Executor,
+    writer: Writer,
+    tally: Tally,
+    concurrency: int,
+    on_result: OnResult | None,
+) -> ModelUnavailableError | None:
+    try:
+        async for pair, judgment, reason in executor.outcomes(pairs, concurrency):
+            writer.add(pair, judgment, reason)
+            if judgment is None:
+                tally.failed += 1
+            else:
+                tally.judged += 1
+            if on_result is not None:
+                on_result(pair, judgment)
+    except ModelUnavailableError as exc:
+        return exc
+    return None
+
+
+async def _renew_forever(claimer: Claimer, every_s: float) -> None:
+    while True:
+        await asyncio.sleep(every_s)
+        claimer.renew()
+
+
+def finalize_job(store: Store, job: str, judge: Judge) -> None:
+    """Run the method's batch step over the whole job and store what changed.
+
+    Methods whose batch step changes nothing (``batch_step = False`` on the judge: DREAM,
+    single, majority) skip it, so a large job is never loaded into memory at once.
+    """
+    if not getattr(judge, "batch_step", True):
+        return
     with store.session() as session:
         records = load_judgments(session, job)
         pairs = [pair_from_record(r) for r in records]
@@ -87,4 +197,3 @@ def finalize_job(store: Store, job: str, judge: Judge) -> list[tuple[Pair, Judgm
         for pair, old, new in zip(pairs, before, after, strict=True):
             if new != old:
                 save_judgment(session, job, pair, new)
-    return list(zip(pairs, after, strict=True))

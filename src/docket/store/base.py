@@ -8,14 +8,15 @@ module and registers that module in ``TABLE_MODULES`` so ``open_store`` creates 
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import Engine, String, create_engine, event, select, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import Engine, String, create_engine, event, func, inspect, make_url, select, text
+from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError, OperationalError
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 
 from docket.errors import StoreError
@@ -53,20 +54,53 @@ def to_url(db: str | Path) -> str:
     return text if "://" in text else f"sqlite:///{text}"
 
 
+def display_url(db: str | Path) -> str:
+    """``db`` as it may be shown to anyone: a URL's password becomes ``***``."""
+    text = str(db)
+    if "://" not in text:
+        return text
+    try:
+        return make_url(text).render_as_string(hide_password=True)
+    except ArgumentError:
+        return text.split("://", 1)[0] + "://***"
+
+
 @dataclass
 class Store:
-    """An opened database: engine plus session factory."""
+    """An opened database: engine plus session factories.
+
+    ``session()`` may read and write. On SQLite it takes the write lock up front (``BEGIN
+    IMMEDIATE``), so a transaction that reads and then writes (a claim, a new job) waits
+    for another process's writer instead of failing half-way with "database is locked".
+    ``read_session()`` only reads and never blocks writers (use it for long reads).
+    """
 
     engine: Engine
     sessions: sessionmaker[Session]
+    reads: sessionmaker[Session] | None = None
+    label: str = ""
 
     @contextmanager
     def session(self) -> Iterator[Session]:
         """A session that commits on success and rolls back on error."""
-        with self.sessions() as session:
+        with self._transaction(self.sessions) as session:
+            yield session
+
+    @contextmanager
+    def read_session(self) -> Iterator[Session]:
+        """A session for reading only (no write lock on SQLite)."""
+        with self._transaction(self.reads or self.sessions) as session:
+            yield session
+
+    @contextmanager
+    def _transaction(self, factory: sessionmaker[Session]) -> Iterator[Session]:
+        with factory() as session:
             try:
                 yield session
                 session.commit()
+            except OperationalError as exc:
+                session.rollback()
+                raise store_error(self.label, exc) from exc
             except Exception:
                 session.rollback()
                 raise
@@ -76,34 +110,124 @@ class Store:
         self.engine.dispose()
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+def store_error(label: str, exc: OperationalError) -> StoreError:
+    """One line for a database failure, with the fix for the common ones."""
+    reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+    lowered = reason.lower()
+    hint = "check the --db setting"
+    if "full" in lowered:
+        hint = "free disk space and run the same command again; finished work is saved"
+    elif "readonly" in lowered or "read-only" in lowered:
+        hint = "make the file and its directory writable, or pass another --db"
+    elif "locked" in lowered:
+        hint = "another process holds the database too long; run again when it is done"
+    elif "unable to open" in lowered:
+        hint = "create the directory first, or pass another --db"
+    return StoreError(f"database {label}: {reason}", hint=hint)
+
+
+def _sqlite_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    # The driver's own transaction handling is off, so that sessions can BEGIN IMMEDIATE.
+    dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
     # WAL lets the review server read while a judge job writes; busy_timeout avoids
-    # "database is locked" when two writers meet.
+    # "database is locked" when two writers meet; synchronous=NORMAL is WAL's durable-
+    # against-crashes setting and spares a disk sync per commit.
     cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA busy_timeout=10000")
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.execute("PRAGMA busy_timeout=30000")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
 
 
+def _sqlite_begin(conn) -> None:  # type: ignore[no-untyped-def]
+    immediate = conn.get_execution_options().get("sqlite_immediate")
+    conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def check_sqlite_path(path: Path, label: str) -> None:
+    """Refuse, before any work, a SQLite path that cannot hold a database."""
+    if str(path) in ("", ":memory:"):
+        return
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise StoreError(
+            f"database {label}: the directory '{folder}' does not exist",
+            hint="create it first, or pass another --db",
+        )
+    if path.is_dir():
+        raise StoreError(f"database {label} is a directory", hint="pass a file path as --db")
+    if path.exists() and path.stat().st_size:
+        with path.open("rb") as handle:
+            if handle.read(16) != SQLITE_MAGIC:
+                raise StoreError(
+                    f"database {label} is not a SQLite file",
+                    hint="pass the path of a docket database, or a new file name",
+                )
+    writable = os.access(path, os.W_OK) if path.exists() else True
+    if not (writable and os.access(folder, os.W_OK)):
+        raise StoreError(
+            f"database {label} is read-only (SQLite needs the file and its directory writable)",
+            hint="make both writable, or pass another --db",
+        )
+
+
 def open_store(db: str | Path = "docket.db") -> Store:
-    """Open (and create or migrate) the store at a path or SQLAlchemy URL."""
+    """Open (and create or migrate) the store at a path or SQLAlchemy URL.
+
+    Raises:
+        StoreError: the database cannot be used (one line naming the fix), found before
+            any judging starts.
+    """
     url = to_url(db)
+    label = f"'{display_url(db)}'"
     engine = create_engine(url, future=True)
-    if url.startswith("sqlite"):
-        event.listen(engine, "connect", _sqlite_pragmas)
+    sessions = reads = sessionmaker(engine, expire_on_commit=False)
+    if engine.dialect.name == "sqlite":
+        if not engine.url.query.get("uri"):  # a file: URI (e.g. mode=ro) is taken as given
+            check_sqlite_path(Path(engine.url.database or ""), label)
+        event.listen(engine, "connect", _sqlite_connect)
+        event.listen(engine, "begin", _sqlite_begin)
+        sessions = sessionmaker(
+            engine.execution_options(sqlite_immediate=True), expire_on_commit=False
+        )
     for module in TABLE_MODULES:
         importlib.import_module(module)
     try:
+        _refuse_newer_schema(engine, label)
         Base.metadata.create_all(engine)
         _apply_migrations(engine)
-    except OperationalError as exc:
-        raise StoreError(f"cannot open database '{db}': {exc.orig}") from exc
-    return Store(engine, sessionmaker(engine, expire_on_commit=False))
+    except (OperationalError, DatabaseError) as exc:
+        raise StoreError(
+            f"cannot open database {label}: {_first_line(exc)}", hint="check the --db setting"
+        ) from exc
+    return Store(engine, sessions, reads, label)
+
+
+def _first_line(exc: DBAPIError) -> str:
+    return str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
+
+
+def _refuse_newer_schema(engine: Engine, label: str) -> None:
+    if not inspect(engine).has_table(SchemaVersion.__tablename__):
+        return
+    with engine.connect() as conn:
+        newest = conn.scalar(select(func.max(SchemaVersion.version)))
+    known = MIGRATIONS[-1][0]
+    if newest is not None and newest > known:
+        raise StoreError(
+            f"database {label} was written by a newer docket (schema {newest}; "
+            f"this docket knows schema {known})",
+            hint="upgrade docket (pip install -U docket) to use this database",
+        )
 
 
 # Numbered migrations for changes create_all cannot make (new columns on old tables).
 # Append only: (version, name, SQL statements). Version 1 is the initial schema.
+# (New tables, such as pair_claims, come from create_all and need no entry.)
 MIGRATIONS: list[tuple[int, str, list[str]]] = [
     (1, "initial schema", []),
     # Issue 11: both web apps keep sessions in web_sessions (created by create_all). The

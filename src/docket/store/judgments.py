@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select, tuple_
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from docket.errors import ConfigError
 from docket.relevance.types import Judgment, Pair
+from docket.store.base import utcnow
 from docket.store.tables import Job, JudgmentRecord
 from docket.version import __version__
 
@@ -30,9 +34,14 @@ def upsert_job(
             source=source,
             docket_version=__version__,
         )
-        session.add(job)
-        session.flush()
-        return job
+        try:
+            with session.begin_nested():  # two workers may start the same job at once
+                session.add(job)
+            return job
+        except IntegrityError:
+            job = session.get(Job, name, populate_existing=True)
+    if job is None:
+        raise ConfigError(f"job '{name}' could not be created", hint="run the command again")
     if (job.method, job.model, job.options) != (method, model, options):
         raise ConfigError(
             f"job '{name}' already exists with method={job.method}, model={job.model}, "
@@ -48,6 +57,79 @@ def finished_keys(session: Session, job: str) -> set[tuple[str, str]]:
         select(JudgmentRecord.qid, JudgmentRecord.docid).where(JudgmentRecord.job == job)
     )
     return {(qid, docid) for qid, docid in rows}
+
+
+def existing_keys(session: Session, job: str, keys: Sequence[tuple[str, str]]) -> set:
+    """Which of ``keys`` already have a judgment in ``job``."""
+    if not keys:
+        return set()
+    rows = session.execute(
+        select(JudgmentRecord.qid, JudgmentRecord.docid).where(
+            JudgmentRecord.job == job,
+            tuple_(JudgmentRecord.qid, JudgmentRecord.docid).in_(list(keys)),
+        )
+    )
+    return {tuple(row) for row in rows}
+
+
+def add_judgments(session: Session, job: str, results: Sequence[tuple[Pair, Judgment]]) -> None:
+    """Insert the judgments of pairs that have none yet, in one executemany.
+
+    A pair that already has a judgment (saved by another worker whose lease had expired)
+    keeps the first one: both are equally valid, and a reader may have seen the first.
+    """
+    if not results:
+        return
+    dialect = session.bind.dialect.name if session.bind else ""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(JudgmentRecord.__table__).on_conflict_do_nothing()  # Core: no ORM bulk path
+    session.execute(stmt, [_row(job, pair, judgment) for pair, judgment in results])
+
+
+def _row(job: str, pair: Pair, judgment: Judgment) -> dict[str, Any]:
+    """The column values of a new judgment record (a Core insert, not an ORM object)."""
+    now = utcnow()
+    return {
+        "job": job, "qid": pair.qid, "docid": pair.docid, "query": pair.query,
+        "text": pair.text, "gold": pair.label, "method": judgment.method,
+        "label": judgment.label, "grade": judgment.grade, "confidence": judgment.confidence,
+        "decided_by": judgment.decided_by, "rounds": judgment.rounds,
+        "transcript": list(judgment.transcript), "usage": dict(judgment.usage),
+        "model": judgment.model, "prompt_hash": judgment.prompt_hash,
+        "config": dict(judgment.config), "parse_failures": judgment.parse_failures,
+        "invalid_evidence": judgment.invalid_evidence, "docket_version": __version__,
+        "created_at": now, "updated_at": now,
+    }  # fmt: skip
+
+
+def count_judgments(session: Session, job: str) -> int:
+    """How many pairs of ``job`` have a judgment."""
+    stmt = select(func.count()).select_from(JudgmentRecord).where(JudgmentRecord.job == job)
+    return session.scalar(stmt) or 0
+
+
+def iter_judgments(
+    session: Session, job: str, *, escalated_only: bool = False, batch: int = 2000
+) -> Iterator[Any]:
+    """The rows of ``job`` in a stable order, read in batches (constant memory).
+
+    Rows are plain result rows with the columns of :class:`JudgmentRecord` as attributes
+    (no ORM objects: several times faster to read), accepted by ``judgment_from_record``
+    and ``pair_from_record``.
+    """
+    table = JudgmentRecord.__table__
+    stmt = select(table).where(table.c.job == job)
+    if escalated_only:
+        stmt = stmt.where(table.c.decided_by == "escalated")
+    last = 0
+    while True:
+        chunk = session.execute(
+            stmt.where(table.c.id > last).order_by(table.c.id).limit(batch)
+        ).all()
+        if not chunk:
+            return
+        yield from chunk
+        last = chunk[-1].id
 
 
 def save_judgment(session: Session, job: str, pair: Pair, judgment: Judgment) -> JudgmentRecord:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import JSON, ForeignKey, Integer, String, Text, UniqueConstraint
+from sqlalchemy import JSON, Float, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
 from docket.store.base import Base, utcnow
@@ -58,3 +58,25 @@ class JudgmentRecord(Base):
     docket_version: Mapped[str] = mapped_column(String(40))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+
+class PairClaim(Base):
+    """A pair of a job that a worker holds (a lease) or that failed, until it is judged.
+
+    A live claim (``owner`` set, ``expires_at`` in the future) keeps other workers off the
+    pair; the owner renews it while the pair's calls run, and the row goes when the
+    judgment is saved. A worker that dies leaves a lease that expires, and the pair is
+    claimed again. ``failed`` holds the reason a server refused the pair (e.g. HTTP 400);
+    such a pair is retried only when the user asks (``--retry-failed``).
+    """
+
+    __tablename__ = "pair_claims"
+
+    job: Mapped[str] = mapped_column(ForeignKey("jobs.name"), primary_key=True)
+    qid: Mapped[str] = mapped_column(String(200), primary_key=True)
+    docid: Mapped[str] = mapped_column(String(400), primary_key=True)
+    owner: Mapped[str | None] = mapped_column(String(200), nullable=True, index=True)
+    # Seconds since the epoch: compared across processes and machines without time zones.
+    expires_at: Mapped[float | None] = mapped_column(Float, nullable=True)
+    failed: Mapped[str | None] = mapped_column(Text, nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)

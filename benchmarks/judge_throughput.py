@@ -1,0 +1,389 @@
+"""Judge throughput against a mock chat server on loopback: docket vs the ideal and a plain loop.
+
+A mock OpenAI-compatible server (its own process, configurable latency, constant JSON
+reply, so DREAM agrees in round 1) answers real HTTP. Each docket run is a separate
+process that reads a JSONL file and runs the real runner and judge against a fresh SQLite
+store; it reports wall time, its own CPU time and peak RSS. The ideal rate is
+C / (calls per pair x latency). The reference is a plain sequential loop that sends the
+same requests with one httpx client and parses nothing: the rate of one call at a time,
+and the CPU floor of an HTTP client per call.
+
+    python benchmarks/judge_throughput.py            # full run (about 5 minutes)
+    python benchmarks/judge_throughput.py --quick    # smaller inputs
+
+Prints a table and writes benchmarks/results/judge_throughput.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "judge_throughput.json"
+REPLY = json.dumps({"label": "relevant", "evidence": ["S1"], "reasoning": "mock"})
+
+
+# --- the mock server (run in its own process) -------------------------------------------
+
+
+def _body(text: str) -> bytes:
+    return json.dumps(
+        {
+            "id": "x",
+            "object": "chat.completion",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text},
+                    "finish_reason": "stop",
+                }
+            ],
+            "usage": {"prompt_tokens": 300, "completion_tokens": 20},
+        }
+    ).encode()
+
+
+async def _serve(port: int, latency_s: float) -> None:
+    payload = _body(REPLY)
+    head = (
+        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+        + str(len(payload)).encode()
+        + b"\r\n\r\n"
+    )
+    stats = {"calls": 0, "in_flight": 0, "peak": 0}
+    stats_head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                header = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in header.split(b"\r\n"):
+                    if line[:15].lower() == b"content-length:":
+                        length = int(line[15:])
+                if length:
+                    await reader.readexactly(length)
+                if header.startswith(b"GET /stats"):
+                    data = json.dumps(stats).encode()
+                    writer.write(stats_head + str(len(data)).encode() + b"\r\n\r\n" + data)
+                    continue
+                if header.startswith(b"POST /reset"):
+                    stats.update(calls=0, peak=0)
+                    writer.write(stats_head + b"2\r\n\r\n{}")
+                    continue
+                stats["calls"] += 1
+                stats["in_flight"] += 1
+                stats["peak"] = max(stats["peak"], stats["in_flight"])
+                await asyncio.sleep(latency_s)
+                stats["in_flight"] -= 1
+                writer.write(head + payload)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", port, backlog=4096)
+    async with server:
+        await server.serve_forever()
+
+
+class MockServer:
+    """The mock server process."""
+
+    def __init__(self, latency_s: float) -> None:
+        import socket
+
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            self.port = sock.getsockname()[1]
+        command = [sys.executable, __file__, "--serve", str(self.port), "--latency", str(latency_s)]
+        self.process = subprocess.Popen(command)
+        self._wait()
+
+    def _wait(self) -> None:
+        import httpx
+
+        for _ in range(100):
+            try:
+                httpx.get(f"http://127.0.0.1:{self.port}/stats", timeout=1)
+                return
+            except httpx.TransportError:
+                time.sleep(0.1)
+        raise RuntimeError("mock server did not start")
+
+    def stats(self) -> dict:
+        import httpx
+
+        return httpx.get(f"http://127.0.0.1:{self.port}/stats", timeout=5).json()
+
+    def reset(self) -> None:
+        import httpx
+
+        httpx.post(f"http://127.0.0.1:{self.port}/reset", timeout=5)
+
+    def model(self, max_in_flight: int | None) -> str:
+        name = f"openai-compatible:http://127.0.0.1:{self.port}/v1#mock"
+        return f"{name}?max_in_flight={max_in_flight}" if max_in_flight else name
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
+# --- one docket run (its own process) ----------------------------------------------------
+
+
+def write_pairs(path: Path, n: int) -> None:
+    """``n`` pairs of about 60 words each."""
+    words = [
+        "the",
+        "egg",
+        "boils",
+        "in",
+        "water",
+        "for",
+        "six",
+        "minutes",
+        "until",
+        "the",
+        "yolk",
+        "sets",
+        "firm",
+    ]
+    with path.open("w") as handle:
+        for i in range(n):
+            text = " ".join(words[(i + k) % len(words)] for k in range(60)) + "."
+            row = {
+                "qid": f"q{i % 500}",
+                "query": "how long to boil an egg",
+                "docid": f"d{i}",
+                "text": text,
+            }
+            handle.write(json.dumps(row) + "\n")
+
+
+def worker(args: argparse.Namespace) -> None:
+    """Judge ``args.pairs`` into ``args.db`` and print a JSON line of measurements."""
+    sys.path.insert(0, str(ROOT / "src"))
+    from docket.llm import Model
+    from docket.relevance import JudgeOptions, build_judge
+    from docket.relevance.pairs_io import scan_pairs
+    from docket.runner import finalize_job, run_judge_job
+    from docket.store import open_store, upsert_job
+
+    start_cpu, start = time.process_time(), time.perf_counter()  # imports excluded
+    options = JudgeOptions.checked(method=args.method)
+    models: dict[str, Model] = {}
+
+    def get_model(name: str | None = None) -> Model:
+        key = name or args.model
+        return models.setdefault(key, Model(key, cache=None))
+
+    judge = build_judge(options, get_model)
+    store = open_store(args.db)
+    with store.session() as session:  # as docket judge creates it, so the CLI can rerun it
+        upsert_job(session, name="bench", method=options.method, model=get_model().name,
+                   options=options.model_dump(), source=str(args.pairs))  # fmt: skip
+    pairs = scan_pairs(args.pairs)  # as docket judge reads it: checked whole, then streamed
+    concurrency = args.concurrency or get_model().max_concurrency
+    outcome = asyncio.run(run_judge_job(store, "bench", pairs, judge, concurrency=concurrency))
+    finalize_job(store, "bench", judge)
+    wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    calls = sum(m.usage.calls for m in models.values())
+    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"wall_s": wall, "cpu_s": cpu, "calls": calls, "judged": outcome.judged,
+                      "skipped": outcome.skipped, "rss_mib": rss_mib}))  # fmt: skip
+
+
+def _run(command: list[str]) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        raise SystemExit(f"failed: {' '.join(command)}\n{done.stderr[-3000:]}")
+    return done
+
+
+def run_docket(server: MockServer, pairs: Path, db: Path, method: str, c: int | None) -> dict:
+    server.reset()
+    command = [sys.executable, __file__, "--worker", "--pairs", str(pairs), "--db", str(db),
+               "--method", method, "--model", server.model(c), "--concurrency", str(c or 0)]  # fmt: skip
+    result = json.loads(_run(command).stdout.strip().splitlines()[-1])
+    result["server"] = server.stats()
+    return result
+
+
+def run_cli_rerun(server: MockServer, pairs: Path, db: Path) -> dict:
+    """``docket judge`` on a finished job, as a user reruns it: summary included."""
+    server.reset()
+    argv = ["docket", "judge", str(pairs), "--method", "single", "--model", server.model(None),
+            "--db", str(db), "--job", "bench", "--cache", "off"]  # fmt: skip
+    code = (
+        "import resource, runpy, sys\n"
+        f"sys.argv = {argv!r}\n"
+        "try:\n    runpy.run_module('docket', run_name='__main__')\n"
+        "finally:\n    print('RSS', resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    )
+    start = time.perf_counter()
+    done = _run([sys.executable, "-c", code])
+    wall = time.perf_counter() - start
+    rss = int(done.stderr.rsplit("RSS ", 1)[1].split()[0]) / 1024
+    return {"wall_s": wall, "cpu_s": 0.0, "calls": 0, "judged": 0, "rss_mib": rss,
+            "server": server.stats()}  # fmt: skip
+
+
+# --- the plain sequential reference ------------------------------------------------------
+
+
+def run_sequential(server: MockServer, pairs: Path, n: int) -> dict:
+    """One request at a time with a plain httpx client: the same wire protocol, no docket."""
+    import httpx
+
+    sys.path.insert(0, str(ROOT / "src"))
+    from docket.relevance import prompts
+    from docket.relevance.baselines import shared_for
+    from docket.relevance.pairs_io import read_pairs
+
+    chosen = read_pairs(pairs)[:n]
+    server.reset()
+    start_cpu, start = time.process_time(), time.perf_counter()
+    with httpx.Client(base_url=f"http://127.0.0.1:{server.port}/v1/") as client:
+        for pair in chosen:
+            request = prompts.single_binary_request(shared_for(pair), 80, 0.0)
+            messages = [{"role": m.role, "content": m.content} for m in request.messages]
+            body = {"model": "mock", "messages": messages, "max_tokens": 80, "temperature": 0}
+            reply = client.post("chat/completions", content=json.dumps(body))
+            json.loads(reply.content)["choices"][0]["message"]["content"]
+    wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
+    return {"wall_s": wall, "cpu_s": cpu, "calls": len(chosen), "judged": len(chosen),
+            "server": server.stats()}  # fmt: skip
+
+
+# --- the table ---------------------------------------------------------------------------
+
+
+def row(name: str, result: dict, n: int, c: int, latency_s: float) -> dict:
+    """One table row (also printed at once, so a long run shows progress)."""
+    out = _row(name, result, n, c, latency_s)
+    print(json.dumps(out), flush=True)
+    return out
+
+
+def _row(name: str, result: dict, n: int, c: int, latency_s: float) -> dict:
+    calls_per_pair = result["calls"] / max(1, n) if result["calls"] else 0.0
+    pairs_s = result["judged"] / result["wall_s"] if result["judged"] else 0.0
+    ideal = c / (calls_per_pair * latency_s) if calls_per_pair and latency_s else None
+    return {
+        "run": name,
+        "pairs": n,
+        "C": c,
+        "latency_ms": latency_s * 1000,
+        "calls_per_pair": round(calls_per_pair, 2),
+        "pairs_per_s": round(pairs_s, 1),
+        "ideal_pairs_per_s": round(ideal, 1) if ideal else None,
+        "share_of_ideal": round(pairs_s / ideal, 3) if ideal else None,
+        "cpu_ms_per_call": round(1000 * result["cpu_s"] / result["calls"], 3)
+        if result["calls"]
+        else None,
+        "peak_in_flight": result["server"]["peak"],
+        "wall_s": round(result["wall_s"], 2),
+        "rss_mib": round(result.get("rss_mib", 0), 1),
+        "llm_calls": result["server"]["calls"],
+    }
+
+
+class _Skip(Exception):
+    """Leave out the rows at 200 ms (``--big-only``)."""
+
+
+def print_table(rows: list[dict]) -> None:
+    keys = ["run", "pairs", "C", "latency_ms", "calls_per_pair", "pairs_per_s", "ideal_pairs_per_s",
+            "share_of_ideal", "cpu_ms_per_call", "peak_in_flight", "wall_s", "rss_mib", "llm_calls"]  # fmt: skip
+    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
+    print("  ".join(k.ljust(widths[k]) for k in keys))
+    for r in rows:
+        print("  ".join(str(r[k]).ljust(widths[k]) for k in keys))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--big-only", action="store_true", help="only the 100k rows")
+    parser.add_argument("--serve", type=int)
+    parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--worker", action="store_true")
+    parser.add_argument("--pairs", type=Path)
+    parser.add_argument("--db", type=Path)
+    parser.add_argument("--method", default="single")
+    parser.add_argument("--model", default="")
+    parser.add_argument("--concurrency", type=int, default=0)
+    args = parser.parse_args()
+    if args.serve:
+        asyncio.run(_serve(args.serve, args.latency))
+        return
+    if args.worker:
+        worker(args)
+        return
+    benchmark(args.quick, args.big_only)
+
+
+def benchmark(quick: bool, big_only: bool = False) -> None:
+    n_rate, n_big, n_seq = (1000, 10_000, 20) if quick else (5000, 100_000, 50)
+    latency = 0.2
+    rows: list[dict] = []
+    with tempfile.TemporaryDirectory(
+        dir=ROOT / ".cache" if (ROOT / ".cache").is_dir() else None
+    ) as tmp:
+        folder = Path(tmp)
+        small, big = folder / "small.jsonl", folder / "big.jsonl"
+        write_pairs(small, n_rate)
+        write_pairs(big, n_big)
+        server = MockServer(latency)
+        try:
+            if big_only:
+                raise _Skip
+            rows.append(
+                row("sequential reference", run_sequential(server, small, n_seq), n_seq, 1, latency)
+            )
+            for method, c in (("single", None), ("single", 256), ("dream", 256)):
+                name = f"docket {method}, " + ("defaults" if c is None else f"max_in_flight={c}")
+                result = run_docket(server, small, folder / f"{method}-{c}.db", method, c)
+                rows.append(
+                    row(name, result, n_rate, result["server"]["peak"] if c is None else c, latency)
+                )
+        except _Skip:
+            pass
+        finally:
+            server.stop()
+        fast = MockServer(0.0)
+        try:
+            result = run_docket(fast, big, folder / "big.db", "single", 256)
+            rows.append(row(f"docket single, {n_big} pairs, 0 ms", result, n_big, 256, 0.0))
+            rerun = run_docket(fast, big, folder / "big.db", "single", 256)
+            rows.append(row(f"rerun of the finished {n_big}-pair job", rerun, n_big, 256, 0.0))
+            cli = run_cli_rerun(fast, big, folder / "big.db")
+            rows.append(row(f"docket judge CLI rerun, {n_big} pairs", cli, n_big, 64, 0.0))
+            rows.append(
+                row("sequential reference, 0 ms", run_sequential(fast, small, 500), 500, 1, 0.0)
+            )
+        finally:
+            fast.stop()
+    if big_only and RESULTS.exists():  # keep the 200 ms rows of the last full run
+        kept = [r for r in json.loads(RESULTS.read_text())["rows"] if r["latency_ms"] > 0]
+        rows = kept + rows
+    print_table(rows)
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(
+        json.dumps({"quick": quick, "cores": os.cpu_count(), "rows": rows}, indent=2) + "\n"
+    )
+    print(f"wrote {RESULTS}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,141 @@
+"""The store side of a run: claiming pairs in batches and saving results in batches.
+
+Both sit between the streamed input and :func:`docket.fanout.bounded_each`, so a job of any
+size holds at most a claim batch, the calls in flight and one write batch in memory.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from docket.relevance.types import Judgment, Pair
+from docket.store.base import Store
+from docket.store.claims import (
+    DEFAULT_LEASE_S,
+    claim,
+    done_among,
+    mark_done,
+    mark_failed,
+    release,
+    renew,
+)
+from docket.store.judgments import add_judgments
+
+Key = tuple[str, str]
+FLUSH_EVERY_S = 0.5
+"""A finished result waits at most this long (or for a full batch) before its commit."""
+
+
+def new_owner() -> str:
+    """A worker id that is unique across processes and machines."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+@dataclass
+class Tally:
+    """What a run did with the pairs of its input."""
+
+    judged: int = 0
+    skipped: int = 0
+    failed: int = 0
+    failed_before: int = 0
+    busy: int = 0
+    seen: set[Key] = field(default_factory=set)
+
+
+@dataclass
+class Claimer:
+    """Streams the input and yields only pairs this worker holds a lease on."""
+
+    store: Store
+    job: str
+    owner: str
+    batch: int
+    done: set[Key]
+    failed: set[Key]
+    tally: Tally
+    retry_failed: bool = False
+    lease_s: float = DEFAULT_LEASE_S
+
+    def pairs(self, source: Iterable[Pair]) -> Iterator[Pair]:
+        """The pairs of ``source`` still to judge here, claimed a batch at a time."""
+        chunk: list[Pair] = []
+        for pair in source:
+            self.tally.seen.add(pair.key)
+            if pair.key in self.done:
+                self.tally.skipped += 1
+            elif pair.key in self.failed and not self.retry_failed:
+                self.tally.failed_before += 1
+            else:
+                chunk.append(pair)
+            if len(chunk) >= self.batch:
+                yield from self._claim(chunk)
+                chunk = []
+        yield from self._claim(chunk)
+
+    def _claim(self, chunk: list[Pair]) -> list[Pair]:
+        if not chunk:
+            return []
+        keys = [pair.key for pair in chunk]
+        # A pair another worker judged since we read the job has a done claim, so it is
+        # not claimable: no need to look at the judgments here.
+        with self.store.session() as session:
+            held = claim(
+                session, self.job, keys, self.owner,
+                lease_s=self.lease_s, retry_failed=self.retry_failed,
+            )  # fmt: skip
+            others = [key for key in keys if key not in held]
+            done = done_among(session, self.job, others) if others else set()
+        self.tally.skipped += len(done)  # judged by another worker since we started
+        self.tally.busy += len(others) - len(done)
+        return [pair for pair in chunk if pair.key in held]
+
+    def renew(self) -> None:
+        """Extend this worker's leases (called periodically while calls run)."""
+        with self.store.session() as session:
+            renew(session, self.job, self.owner, self.lease_s)
+
+    def release(self) -> None:
+        """Let go of every pair still claimed (a stopped run); others may take them."""
+        with self.store.session() as session:
+            release(session, self.job, self.owner)
+
+
+@dataclass
+class Writer:
+    """Buffers finished pairs and commits them in batches, dropping their claims."""
+
+    store: Store
+    job: str
+    owner: str
+    batch: int
+    results: list[tuple[Pair, Judgment]] = field(default_factory=list)
+    failures: list[tuple[Key, str]] = field(default_factory=list)
+    last_flush: float = field(default_factory=time.monotonic)
+
+    def add(self, pair: Pair, judgment: Judgment | None, reason: str) -> None:
+        """Buffer one outcome; commit when the batch is full or old enough."""
+        if judgment is None:
+            self.failures.append((pair.key, reason))
+        else:
+            self.results.append((pair, judgment))
+        pending = len(self.results) + len(self.failures)
+        if pending >= self.batch or time.monotonic() - self.last_flush >= FLUSH_EVERY_S:
+            self.flush()
+
+    def flush(self) -> None:
+        """Commit everything buffered in one transaction."""
+        self.last_flush = time.monotonic()
+        if not (self.results or self.failures):
+            return
+        results, failures = self.results, self.failures
+        self.results, self.failures = [], []
+        with self.store.session() as session:
+            add_judgments(session, self.job, results)
+            mark_done(session, self.job, [pair.key for pair, _ in results], self.owner)
+            mark_failed(session, self.job, failures)

@@ -1,0 +1,135 @@
+"""Scale-out on Ray: the job's claimed pairs are judged by Ray actors, each with its own Model.
+
+The driver keeps the one batch loop (:func:`docket.runner.local.run_judge_job`): it streams
+the input, claims pairs in the store, sends them in small batches to the actors and
+commits what comes back, so SQLite works as well as PostgreSQL and every call is paid
+once. Each actor builds its own judge (and so its own Model and provider, e.g. one per
+served-model replica or one embedded model per machine) from a picklable factory.
+
+Actors restart when their process dies and Ray retries the batch they held, so killing a
+worker mid-job loses at most the calls of its batches in flight, and the job completes.
+Ray is optional (``pip install 'docket[ray]'``).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_cache_dir
+
+from docket.errors import MissingDependencyError
+from docket.fanout import bounded_each, bounded_map
+from docket.relevance.types import Judge, Pair
+from docket.runner.local import Outcome, judge_one
+
+DEFAULT_BATCH = 16
+
+
+def import_ray() -> Any:
+    """The ray module, or an error naming the install command."""
+    try:
+        import ray
+    except ImportError:
+        raise MissingDependencyError("ray", "ray") from None
+    return ray
+
+
+def default_temp_dir() -> Path:
+    """Ray's session files in the user cache directory (short: Ray's socket paths are)."""
+    return Path(user_cache_dir("docket")) / "ray"
+
+
+def init_ray(address: str | None = None, temp_dir: Path | None = None, **options: Any) -> None:
+    """Join the cluster at ``address`` (``auto``, ``HOST:PORT``), or start a local one.
+
+    No dashboard, no usage reporting, session files under ``temp_dir``.
+    """
+    ray = import_ray()
+    if ray.is_initialized():
+        return
+    settings: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, **options}
+    if address in (None, "", "local"):
+        folder = temp_dir or default_temp_dir()
+        folder.mkdir(parents=True, exist_ok=True)
+        ray.init(_temp_dir=str(folder), **settings)
+    else:
+        ray.init(address=address, **settings)
+
+
+class JudgeWorker:
+    """The body of a Ray actor: one judge, batches judged concurrently on its event loop."""
+
+    def __init__(self, make_judge: Callable[[], Judge]) -> None:
+        self.judge = make_judge()
+
+    async def judge_batch(self, pairs: list[Pair]) -> list[Outcome]:
+        """Judge every pair of ``pairs`` at once (the Model bounds the calls in flight)."""
+        return await bounded_map(pairs, lambda pair: judge_one(self.judge, pair), limit=len(pairs))
+
+    def pid(self) -> int:
+        """The worker's process id (tests kill it)."""
+        import os
+
+        return os.getpid()
+
+
+@dataclass
+class RayExecutor:
+    """Runs the calls of a job on ``workers`` Ray actors.
+
+    Args:
+        make_judge: builds the judge in each actor; must be picklable (a module-level
+            function or a ``functools.partial`` of one).
+        workers: actors to start (one per replica or machine is typical).
+        batch: pairs sent to an actor per call.
+    """
+
+    make_judge: Callable[[], Judge]
+    workers: int = 2
+    batch: int = DEFAULT_BATCH
+    actors: list[Any] = field(default_factory=list)
+
+    def start(self) -> list[Any]:
+        """Start the actors (done by :meth:`outcomes` if not done before)."""
+        if not self.actors:
+            ray = import_ray()
+            remote = ray.remote(max_restarts=-1, max_task_retries=-1)(JudgeWorker)
+            self.actors = [remote.remote(self.make_judge) for _ in range(self.workers)]
+        return self.actors
+
+    async def outcomes(self, pairs: Iterable[Pair], concurrency: int) -> AsyncIterator[Outcome]:
+        """Outcomes of ``pairs``, batch by batch, about ``concurrency`` pairs in flight."""
+        actors = self.start()
+        turn = itertools.count()
+
+        async def run(chunk: list[Pair]) -> list[Outcome]:
+            actor = actors[next(turn) % len(actors)]
+            return await actor.judge_batch.remote(chunk)
+
+        in_flight = max(len(actors), -(-concurrency // self.batch))
+        async for _, outcomes in bounded_each(_chunks(pairs, self.batch), run, limit=in_flight):
+            for outcome in outcomes:
+                yield outcome
+
+    def stop(self) -> None:
+        """End the actors."""
+        if self.actors:
+            ray = import_ray()
+            for actor in self.actors:
+                ray.kill(actor, no_restart=True)
+            self.actors = []
+
+
+def _chunks(pairs: Iterable[Pair], size: int) -> Iterator[list[Pair]]:
+    chunk: list[Pair] = []
+    for pair in pairs:
+        chunk.append(pair)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

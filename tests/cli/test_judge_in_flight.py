@@ -1,0 +1,60 @@
+"""Calls in flight a user controls: the flag, the setting and the model-name parameter."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from docket.cli.main import app
+from docket.store import open_store
+from docket.store.tables import Job
+from tests.scripted_server import serve
+
+runner = CliRunner()
+GOOD = json.dumps({"label": "relevant", "evidence": ["S1"], "reasoning": "scripted"})
+
+
+def _pairs(tmp_path: Path, n: int = 24) -> Path:
+    path = tmp_path / "pairs.jsonl"
+    rows = [{"qid": "q", "query": "egg", "docid": f"d{i}", "text": f"Egg {i}."} for i in range(n)]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("params", "flags", "env", "peak"),
+    [
+        ("max_in_flight=3", (), {}, 3),  # the model name's parameter
+        ("", ("--max-in-flight", "5"), {}, 5),  # the flag
+        ("", (), {"DOCKET_MAX_IN_FLIGHT": "4"}, 4),  # the setting (environment or docket.toml)
+        ("max_in_flight=2", ("--max-in-flight", "6"), {}, 2),  # the name wins for its model
+        ("", ("--max-in-flight", "8", "--concurrency", "3"), {}, 3),  # pairs at once caps it
+    ],
+)
+def test_calls_in_flight_at_the_server(
+    tmp_path: Path, monkeypatch, params: str, flags: tuple, env: dict, peak: int
+) -> None:  # type: ignore[no-untyped-def]
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    db = tmp_path / "d.db"
+    with serve(lambda _body: GOOD, delay_s=0.05) as server:
+        args = ["judge", str(_pairs(tmp_path)), "--method", "single", "--db", str(db)]
+        result = runner.invoke(app, [*args, "--model", server.model(params=params), *flags])
+        assert result.exit_code == 0, result.output
+    assert server.peak_in_flight == peak and len(server.requests) == 24
+    with open_store(db).session() as session:
+        [job] = session.query(Job).all()
+    assert job.model == server.model()  # parameters tune calls, not the job's identity
+
+
+def test_a_served_model_defaults_to_64_calls_in_flight(tmp_path: Path) -> None:
+    with serve(lambda _body: GOOD, delay_s=0.2) as server:
+        args = ["judge", str(_pairs(tmp_path, 100)), "--method", "single"]
+        result = runner.invoke(
+            app, [*args, "--model", server.model(), "--db", str(tmp_path / "d.db")]
+        )
+        assert result.exit_code == 0, result.output
+    assert server.peak_in_flight == 64

@@ -1,0 +1,113 @@
+"""The Ray executor on a local Ray instance, against a scripted chat server on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import signal
+from functools import partial
+from pathlib import Path
+
+import pytest
+
+from docket.cli.judge import make_judge
+from docket.config import Settings
+from docket.relevance import JudgeOptions
+from docket.relevance.types import Pair
+from docket.runner import run_judge_job
+from docket.store import load_judgments, open_store, upsert_job
+from tests.scripted_server import serve, user_text
+
+ray = pytest.importorskip("ray")
+ROOT = Path(__file__).resolve().parents[2]
+PAIRS = [Pair(f"q{i % 3}", "boil an egg", f"d{i}", f"Egg fact number {i}.") for i in range(24)]
+
+
+def _reply(body: dict) -> str:
+    """Deterministic: the label depends only on the pair's text, so agents agree."""
+    text = user_text(body)
+    number = int(text.split("Egg fact number ")[1].split(".")[0])
+    label = "relevant" if hashlib.sha256(str(number).encode()).digest()[0] % 2 else "irrelevant"
+    return json.dumps({"label": label, "evidence": ["S1"], "reasoning": f"fact {number}"})
+
+
+@pytest.fixture(scope="module")
+def local_ray():  # type: ignore[no-untyped-def]
+    from docket.runner.ray_executor import init_ray
+
+    env = {"PYTHONPATH": os.pathsep.join([str(ROOT / "src"), str(ROOT)])}
+    init_ray(temp_dir=ROOT / ".cache" / "r", num_cpus=2, runtime_env={"env_vars": env})
+    yield ray
+    ray.shutdown()
+
+
+def _run(db: Path, model: str, executor=None) -> list:  # type: ignore[no-untyped-def]
+    store = open_store(db)
+    with store.session() as session:
+        upsert_job(session, name="j", method="dream", model="m", options={}, source="t")
+    options = JudgeOptions.checked(method="dream")
+    judge = make_judge(options, Settings(model=model, cache="off"))
+    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, judge, concurrency=8, executor=executor))
+    assert outcome.error is None and outcome.judged + outcome.skipped == len(PAIRS)
+    with store.session() as session:
+        return [
+            (r.docid, r.label, r.decided_by, r.rounds, [t["raw"] for t in r.transcript])
+            for r in sorted(load_judgments(session, "j"), key=lambda r: r.docid)
+        ]
+
+
+def test_ray_gives_the_judgments_of_the_local_executor(local_ray, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from docket.runner.ray_executor import RayExecutor
+
+    with serve(_reply) as server:
+        local = _run(tmp_path / "local.db", server.model())
+        local_calls = len(server.requests)
+        options = JudgeOptions.checked(method="dream")
+        settings = Settings(model=server.model(), cache="off")
+        executor = RayExecutor(partial(make_judge, options, settings), workers=2, batch=4)
+        try:
+            remote = _run(tmp_path / "ray.db", server.model(), executor)
+        finally:
+            executor.stop()
+        ray_calls = len(server.requests) - local_calls
+    assert remote == local and len(local) == len(PAIRS)
+    assert {label for _, label, *_ in local} == {0, 1}  # both labels occur
+    assert ray_calls == local_calls == 2 * len(PAIRS)  # consensus in round 1: two calls a pair
+
+
+def test_killing_a_worker_mid_job_still_completes(local_ray, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from docket.runner.ray_executor import RayExecutor
+
+    with serve(_reply, delay_s=0.1) as server:
+        options = JudgeOptions.checked(method="dream")
+        settings = Settings(model=server.model(), cache="off")
+        executor = RayExecutor(partial(make_judge, options, settings), workers=2, batch=2)
+        victim = ray.get(executor.start()[0].pid.remote())
+        store = open_store(tmp_path / "kill.db")
+        with store.session() as session:
+            upsert_job(session, name="j", method="dream", model="m", options={}, source="t")
+        judge = make_judge(options, settings)
+        seen: list[str] = []
+
+        def on_result(pair, _judgment) -> None:  # type: ignore[no-untyped-def]
+            seen.append(pair.docid)
+            if len(seen) == 4:
+                os.kill(victim, signal.SIGKILL)
+
+        try:
+            outcome = asyncio.run(
+                run_judge_job(
+                    store, "j", PAIRS, judge, concurrency=8, executor=executor, on_result=on_result
+                )  # fmt: skip
+            )
+            assert ray.get(executor.actors[0].pid.remote()) != victim  # restarted
+        finally:
+            executor.stop()
+        calls = len(server.requests)
+    with store.session() as session:
+        docids = sorted(r.docid for r in load_judgments(session, "j"))
+    assert outcome.error is None and docids == sorted(p.docid for p in PAIRS)
+    # The dead worker's batches in flight were judged again: at most 4 batches of 2 pairs.
+    assert 2 * len(PAIRS) <= calls <= 2 * len(PAIRS) + 2 * 8
