@@ -6,7 +6,8 @@ Run: ``python benchmarks/relevance_embedded.py [--models qwen-0.5b,qwen-1.5b]
 For each embedded model and method it reports, on ``../shared/data/trec_dl21_dev.jsonl``:
 
 - first-reply parse rate (replies readable without the re-ask), calls, tokens and seconds
-  per pair;
+  per pair (seconds only mean something when ``uncached_calls`` is every call: delete
+  ``.cache/relevance_embedded.sqlite`` for a timed run);
 - balanced accuracy with escalations answered by gold (simulated humans), escalation
   rate, balanced accuracy of the automatic labels alone, and Cohen's kappa of the final
   labels against gold;
