@@ -225,7 +225,7 @@ def test_ctrl_c_keeps_finished_pairs_and_says_how_to_resume(tmp_path: Path) -> N
         "import sys, time\n"
         "from docket.llm.fake import register_fake\n"
         "def slow(request):\n"
-        "    time.sleep(0.3)\n"
+        "    time.sleep(1.0)\n"
         '    return \'{"label": "relevant", "evidence": [], "reasoning": "s"}\'\n'
         "register_fake('slow', slow)\n"
         "from docket.cli.main import main\n"

@@ -98,6 +98,17 @@ def local() -> LocalProvider:
     return provider
 
 
+def cold(local: LocalProvider, request: Request):
+    """Answer from an empty KV cache.
+
+    llama.cpp's results depend slightly on how much of the prompt came from the cache (the
+    prefill runs in other batch sizes), so greedy or seeded outputs are compared from the
+    same cache state.
+    """
+    local.engine().llm.reset()
+    return local.generate_blocking(request)
+
+
 @pytest.mark.slow
 def test_greedy_output_is_deterministic(local: LocalProvider) -> None:
     request = chat(
@@ -113,8 +124,8 @@ def test_greedy_output_is_deterministic(local: LocalProvider) -> None:
 
 @pytest.mark.slow
 def test_max_tokens_is_respected_and_greedy_extends_the_same_text(local: LocalProvider) -> None:
-    short = local.generate_blocking(chat("Count: one, two, three,", system=False, max_tokens=5))
-    longer = local.generate_blocking(chat("Count: one, two, three,", system=False, max_tokens=12))
+    short = cold(local, chat("Count: one, two, three,", system=False, max_tokens=5))
+    longer = cold(local, chat("Count: one, two, three,", system=False, max_tokens=12))
     assert (short.completion_tokens, short.finish_reason) == (5, "length")
     assert longer.completion_tokens == 12
     assert longer.text.startswith(short.text) and len(longer.text) > len(short.text)
@@ -123,9 +134,9 @@ def test_max_tokens_is_respected_and_greedy_extends_the_same_text(local: LocalPr
 @pytest.mark.slow
 def test_stop_string_cuts_the_text(local: LocalProvider) -> None:
     ask = "Name three fruits, one per line, nothing else."
-    free = local.generate_blocking(chat(ask, system=False, max_tokens=24))
+    free = cold(local, chat(ask, system=False, max_tokens=24))
     assert "\n" in free.text  # the unconstrained reply has a line break to stop at
-    stopped = local.generate_blocking(chat(ask, system=False, max_tokens=24, stop=("\n",)))
+    stopped = cold(local, chat(ask, system=False, max_tokens=24, stop=("\n",)))
     assert stopped.finish_reason == "stop"
     assert stopped.text == free.text.split("\n")[0]
     assert stopped.completion_tokens < free.completion_tokens
@@ -151,15 +162,16 @@ def test_logprobs_of_generated_tokens(local: LocalProvider) -> None:
         max_tokens=3,
         top_logprobs=4,
     )
-    completion = local.generate_blocking(request)
-    assert len(completion.logprobs) == completion.completion_tokens == 3
+    completion = cold(local, request)
+    assert len(completion.logprobs) == completion.completion_tokens
+    assert 1 <= completion.completion_tokens <= 3  # an instruct model may end its turn early
     assert "".join(lp.token for lp in completion.logprobs) == completion.text
     for lp in completion.logprobs:
         values = list(lp.top.values())
         assert len(values) == 4 and values == sorted(values, reverse=True)
         assert lp.logprob == pytest.approx(values[0])  # greedy picks the most likely token
         assert all(v <= 0 for v in values) and sum(math.exp(v) for v in values) <= 1 + 1e-9
-    plain = local.generate_blocking(Request(messages=request.messages, max_tokens=3))
+    plain = cold(local, Request(messages=request.messages, max_tokens=3))
     assert plain.logprobs == () and plain.text == completion.text
 
 
@@ -167,7 +179,7 @@ def test_logprobs_of_generated_tokens(local: LocalProvider) -> None:
 def test_temperature_sampling_follows_the_seed(local: LocalProvider) -> None:
     def sample(seed: int) -> str:
         request = chat("Tell me a story.", system=False, max_tokens=24, temperature=1.0, seed=seed)
-        return local.generate_blocking(request).text
+        return cold(local, request).text
 
     assert sample(3) == sample(3)
     assert len({sample(3), sample(4), sample(5)}) > 1

@@ -179,8 +179,10 @@ def test_methods_over_http_parse_every_first_reply_and_queue_escalations(
     pairs = Path(__file__).resolve().parents[2] / "examples" / "pairs.jsonl"
     db = tmp_path / "served.db"
     command = [
-        sys.executable, "-m", "docket", "judge", str(pairs), "--model", server.model_name,
-        "--method", method, "--db", str(db), "--job", "served", "--cache", "off",
+        # llama-cpp-python's server answers one request at a time: two in flight, not the
+        # served-model default of 64, which would queue calls past the client timeout.
+        sys.executable, "-m", "docket", "judge", str(pairs),
+        "--model", server.model_name + "?max_in_flight=2", "--method", method, "--db", str(db), "--job", "served", "--cache", "off",
     ]  # fmt: skip
     command += ["--budget", "0.25"] if method == "lara" else []
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)
