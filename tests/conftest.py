@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from docket.store.base import Store, open_store
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 SHARED_DATA = PROJECT_ROOT.parent / "shared" / "data"
@@ -34,3 +37,11 @@ def _isolated_store_and_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
     """Each test gets its own default store and response cache (never the user's)."""
     monkeypatch.setenv("DOCKET_DB", str(tmp_path / "default-docket.db"))
     monkeypatch.setenv("DOCKET_CACHE", str(tmp_path / "responses.sqlite"))
+
+
+@pytest.fixture
+def store(db_url: str) -> Iterator[Store]:
+    """A fresh store (every table) at ``db_url``, closed after the test."""
+    opened = open_store(db_url)
+    yield opened
+    opened.close()

@@ -12,7 +12,7 @@ import pytest
 from docket.adherence.verify import Verifier, VerifierConfig
 from docket.adherence.web.api import create_app
 from docket.adherence.web.tokens import add_token, revoke_tokens
-from docket.store.base import Store, open_store
+from docket.store.base import Store
 from tests.adherence.verify_helpers import ruleset, slow_model
 from tests.browser_support import serve
 
@@ -22,13 +22,6 @@ BODY = {
     "record": {"id": "d1", "turns": [{"role": "user", "text": "I need a ticket to Leeds"}]},
     "turn": {"role": "assistant", "text": "Happy to help, see www.example.com for times."},
 }
-
-
-@pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    opened = open_store(db_url)
-    yield opened
-    opened.close()
 
 
 def make_app(store: Store | None, sub_delay: float = 0.4, timeout_s: float = 10.0):  # type: ignore[no-untyped-def]

@@ -9,16 +9,8 @@ from fastapi.testclient import TestClient
 
 from docket.review.auth import add_reviewer
 from docket.review.web import create_app
-from docket.store.base import Store, open_store
+from docket.store.base import Store
 from tests.browser_support import serve
-
-
-@pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    """A fresh store with the review tables."""
-    opened = open_store(db_url)
-    yield opened
-    opened.close()
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -13,21 +12,13 @@ from docket.adherence.web.api import create_app as create_verify_app
 from docket.llm.fake import register_fake
 from docket.review.auth import add_reviewer
 from docket.review.web import create_app as create_review_app
-from docket.store.base import Store, open_store
+from docket.store.base import Store
 from docket.web import WebSettings
 from tests.adherence.verify_helpers import ruleset
 
 VERIFY_TOKENS = {"ann-token-0123456789abcdef": "ann", "bob-token-0123456789abcdef": "bob"}
 ADMIN_TOKEN = "root-token-0123456789abcdef"
 JSON = {"Accept": "application/json"}
-
-
-@pytest.fixture
-def store(db_url: str) -> Iterator[Store]:
-    """A fresh store."""
-    opened = open_store(db_url)
-    yield opened
-    opened.close()
 
 
 @pytest.fixture
