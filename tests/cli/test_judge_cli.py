@@ -235,7 +235,15 @@ def test_ctrl_c_keeps_finished_pairs_and_says_how_to_resume(tmp_path: Path) -> N
     db = tmp_path / "d.db"
     args = [sys.executable, str(script), "judge", str(EXAMPLES), "--model", "fake:slow"]
     args += ["--db", str(db), "--job", "j", "--concurrency", "1", "--cache", "off"]
-    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # An earlier test in the same pytest process may leave SIGINT ignored, and an ignored
+    # signal is inherited by children: give the child the default disposition, as a shell does.
+    process = subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not _stored(db):
         time.sleep(0.2)
