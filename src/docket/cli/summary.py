@@ -81,10 +81,15 @@ def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
 
 
 def totals_table(results: Sequence[tuple[Pair, Judgment]], run: RunReport) -> Table:
-    """Two rows: what this run did, and what the job holds in the store."""
+    """Two rows: what this run did, and what the job holds in the store.
+
+    The caption says how the stored pairs were decided, e.g. ``decided: consensus 3``.
+    """
     # One pass: results may be read from the store (a 100,000-pair job is not in memory).
     stored_calls = stored_tokens = turns = first_failed = 0
+    decided: Counter[str] = Counter()
     for _, j in results:
+        decided[j.decided_by] += 1
         stored_calls += j.usage.get("calls", 0)
         stored_tokens += j.usage.get("prompt_tokens", 0) + j.usage.get("completion_tokens", 0)
         turns += len(j.transcript)
@@ -106,14 +111,11 @@ def totals_table(results: Sequence[tuple[Pair, Judgment]], run: RunReport) -> Ta
         "stored", str(len(results)), str(stored_calls), "", str(stored_tokens),
         f"{first_failed} of {turns}",
     )  # fmt: skip
-    table.caption = "re-asked: replies that could not be read and were asked once more"
+    table.caption = (
+        "re-asked: replies that could not be read and were asked once more\n"
+        "decided: " + ", ".join(f"{name} {decided[name]}" for name in sorted(decided))
+    )
     return table
-
-
-def decided_line(results: Sequence[tuple[Pair, Judgment]]) -> str:
-    """How the stored pairs were decided, e.g. ``consensus 3, escalated 5``."""
-    decided = Counter(j.decided_by for _, j in results)
-    return "decided: " + ", ".join(f"{name} {decided[name]}" for name in sorted(decided))
 
 
 def gold_line(results: Sequence[tuple[Pair, Judgment]]) -> str | None:
@@ -147,7 +149,6 @@ def print_summary(
     if results:
         out.print(pair_table(results, title=f"job {job}"))
         out.print(totals_table(results, run))
-        out.print(Text(decided_line(results)))
     if (line := gold_line(results)) is not None:
         out.print(line, soft_wrap=True)
     shown = most_debated(results) if show_transcript else None
