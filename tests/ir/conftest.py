@@ -68,6 +68,11 @@ def doc_text(docid: str) -> str:
 
 @pytest.fixture
 def bench(tmp_path: Path) -> Bench:
+    return make_bench(tmp_path)
+
+
+def make_bench(tmp_path: Path) -> Bench:
+    """The benchmark's files in ``tmp_path`` (also used by the Ray tests)."""
     qrels = write_qrels(tmp_path / "qrels.txt", QRELS)
     runs = [write_run(tmp_path / f"{name}.trec", r, name) for name, r in RUNS.items()]
     queries = tmp_path / "queries.tsv"

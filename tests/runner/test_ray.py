@@ -6,19 +6,23 @@ import asyncio
 import hashlib
 import json
 import os
+import re
 import signal
 from functools import partial
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
-from docket.cli.judge import make_judge
+from docket.cli.executor_flags import make_judge
+from docket.cli.main import app
 from docket.config import Settings
 from docket.relevance import JudgeOptions
 from docket.relevance.types import Pair
 from docket.runner import run_judge_job
 from docket.store import load_judgments, open_store, upsert_job
-from tests.scripted_server import serve, user_text
+from tests.ir.conftest import make_bench
+from tests.scripted_server import Reply, serve, user_text
 
 ray = pytest.importorskip("ray")
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,3 +115,45 @@ def test_killing_a_worker_mid_job_still_completes(local_ray, tmp_path: Path) -> 
     assert outcome.error is None and docids == sorted(p.docid for p in PAIRS)
     # The dead worker's batches in flight were judged again: at most 4 batches of 2 pairs.
     assert 2 * len(PAIRS) <= calls <= 2 * len(PAIRS) + 2 * 8
+
+
+def _zebra(body: dict) -> Reply | str:
+    """Holes: relevant iff the chunk mentions zebras; stances split on 'ambiguous'; d9 refused."""
+    chunk = body["messages"][-1]["content"].split("<chunk>", 1)[1].split("</chunk>", 1)[0]
+    if "Passage d9." in chunk:
+        return Reply(400, {"error": {"message": "context length exceeded"}})
+    if "Ambiguous" in chunk:
+        relevant = bool(re.search(r"\bRELEVANT\b", user_text(body)))
+    else:
+        relevant = "Zebra" in chunk
+    label = "relevant" if relevant else "irrelevant"
+    return json.dumps({"label": label, "evidence": ["S1"], "reasoning": "scripted"})
+
+
+def _fill(bench, folder: Path, model: str, *extra: object) -> tuple[str, str, str]:  # type: ignore[no-untyped-def]
+    folder.mkdir()
+    args = ["holes", "fill", "--qrels", bench.qrels, "--runs", *bench.runs, "--depth", 3]
+    args += ["--corpus", bench.corpus, "--corpus-index", bench.index, "--queries", bench.queries]
+    args += ["--model", model, "--cache", "off", "--db", folder / "d.db", "--concurrency", 4]
+    args += ["--out-qrels", folder / "c.qrels", "--provenance", folder / "p.jsonl", *extra]
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output
+    return (folder / "c.qrels").read_text(), (folder / "p.jsonl").read_text(), result.output
+
+
+def test_holes_fill_on_ray_matches_local(local_ray, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    bench = make_bench(tmp_path)
+    with serve(_zebra) as server:
+        local = _fill(bench, tmp_path / "local", server.model())
+        local_calls = len(server.requests)
+        remote = _fill(bench, tmp_path / "ray", server.model(), "--executor", "ray")
+        ray_calls = len(server.requests) - local_calls
+    assert remote[0] == local[0]  # the same completed qrels
+    # The same provenance records (written in the order the pairs finished).
+    assert sorted(remote[1].splitlines()) == sorted(local[1].splitlines())
+    summary = " ".join(remote[2].split())
+    assert "judged 4 pairs now; 3 labels added" in summary and "1 escalated pairs wait" in summary
+    # q1 and q2 both pool d9, which the server refuses: both are named as failed.
+    assert "failed (q1, d9): model" in summary and "(400): context length exceeded" in summary
+    assert "failed (q2, d9)" in summary and "2 failed pairs are not judged" in summary
+    assert ray_calls == local_calls and local_calls > 0

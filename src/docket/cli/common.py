@@ -106,3 +106,19 @@ def resumable(db: str) -> Iterator[None]:
             soft_wrap=True,
         )
         raise typer.Exit(130) from None
+
+
+def print_failed(failed: list[tuple[str, str, str]], busy: int, limit: int = 20) -> None:
+    """Name the pairs a server refused, and say how to retry them."""
+    for qid, docid, reason in failed[:limit]:
+        out.print(f"[red]failed[/red] {escape(f'({qid}, {docid}): {reason}')}", soft_wrap=True)
+    if len(failed) > limit:
+        out.print(f"... and {len(failed) - limit} more failed pairs (docket export lists them)")
+    if failed:
+        out.print(
+            f"{len(failed)} failed pairs are not judged; fix the cause and rerun with "
+            "--retry-failed to judge them again",
+            soft_wrap=True,
+        )
+    if busy:
+        out.print(f"{busy} pairs were being judged by another worker and were left to it")

@@ -14,7 +14,16 @@ from typing import Annotated, Any
 
 import typer
 
-from docket.cli.common import console, escape, model_factory, out, pairs_at_once, resumable
+from docket.cli.common import (
+    console,
+    escape,
+    model_factory,
+    out,
+    pairs_at_once,
+    print_failed,
+    resumable,
+)
+from docket.cli.executor_flags import ExecutorOpt, RayAddressOpt, RayWorkersOpt, job_executor
 from docket.cli.ir_common import (
     GradesOpt,
     MoreRuns,
@@ -34,6 +43,7 @@ from docket.ir.holes import find_holes, pool
 from docket.ir.provenance import LEVELS, write_provenance
 from docket.ir.queries import read_queries
 from docket.ir.simulate import SimulationReport, plan_simulation, score_simulation
+from docket.relevance import JudgeOptions
 from docket.relevance.types import Judge, Judgment, Pair
 
 DepthOpt = Annotated[int, typer.Option(min=1, help="pooling depth k (Hole@k)")]
@@ -60,6 +70,13 @@ ReviewsOpt = Annotated[int, typer.Option(min=1, help="independent reviewers per 
 ConcurrencyOpt = Annotated[int | None, typer.Option(help="pairs judged at once")]
 CacheOpt = Annotated[str | None, typer.Option(help="response cache file, or 'off'")]
 DbOpt = Annotated[str | None, typer.Option(help="store path or SQLAlchemy URL")]
+RetryFailedOpt = Annotated[
+    bool, typer.Option(help="judge again the pairs a server refused in earlier runs")
+]
+
+
+SETTING_FLAGS = ("model", "concurrency", "cache", "executor", "ray_address", "ray_workers")
+"""The CLI values of a fill or simulate run that are settings, not judge options."""
 
 
 @dataclass(frozen=True)
@@ -68,20 +85,20 @@ class JudgeSetup:
 
     judge: Judge
     settings: Settings
-    options: dict[str, Any]
+    options: JudgeOptions
     reviews: int
+    retry_failed: bool = False
 
 
 def make_judge(method: str, db: str | None, reviews: int = 1, **values: Any) -> JudgeSetup:
     """Build the judge from CLI values; refuse options that ``method`` does not read."""
-    from docket.relevance import JudgeOptions, build_judge
+    from docket.relevance import build_judge
     from docket.relevance.options import check_applicable
 
+    retry_failed = values.pop("retry_failed", False)
     settings = load_settings(
-        model=values.pop("model"),
-        concurrency=values.pop("concurrency"),
-        cache=values.pop("cache"),
         db=db,
+        **{key: values.pop(key, None) for key in SETTING_FLAGS},
     )
     values["agent_models"] = values.pop("agent_model") or []
     options = JudgeOptions.checked(method=method, **values)
@@ -89,7 +106,7 @@ def make_judge(method: str, db: str | None, reviews: int = 1, **values: Any) -> 
     get_model = model_factory(settings)
     judge = build_judge(options, get_model)
     settings = settings.model_copy(update={"concurrency": pairs_at_once(settings, get_model)})
-    return JudgeSetup(judge, settings, options.record(), reviews)
+    return JudgeSetup(judge, settings, options, reviews, retry_failed)
 
 
 @dataclass(frozen=True)
@@ -99,6 +116,12 @@ class StoredRun:
     judgments: list[Judgment]
     judged_now: int
     from_store: int
+    failed: list[tuple[str, str, str]]
+    busy: int
+
+    def print_failed(self) -> None:
+        """Name the pairs a server refused (as ``docket judge`` does)."""
+        print_failed(self.failed, self.busy)
 
 
 def judge_in_store(pairs: Sequence[Pair], setup: JudgeSetup, job: str, source: str) -> StoredRun:
@@ -113,23 +136,21 @@ def judge_in_store(pairs: Sequence[Pair], setup: JudgeSetup, job: str, source: s
             name=job,
             method=setup.judge.method,
             model=setup.settings.model,
-            options=setup.options,
+            options=setup.options.record(),
             source=source,
         )
-    with resumable(setup.settings.db):
+    with resumable(setup.settings.db), job_executor(setup.options, setup.settings) as executor:
         run = judge_job(
-            store,
-            job,
-            pairs,
-            setup.judge,
-            concurrency=setup.settings.concurrency,
-            console=console,
-            required_reviews=setup.reviews,
-        )
+            store, job, pairs, setup.judge,
+            concurrency=setup.settings.concurrency, console=console,
+            required_reviews=setup.reviews, retry_failed=setup.retry_failed, executor=executor,
+        )  # fmt: skip
     results = apply_human_decisions(store, job, run.results)
     if run.outcome.error is not None:
         console.print(f"[red]stopped early:[/red] {escape(run.outcome.error.one_line())}")
-    return StoredRun([j for _, j in results], run.outcome.judged, run.outcome.skipped)
+    judgments = [j for _, j in results]
+    outcome = run.outcome
+    return StoredRun(judgments, outcome.judged, outcome.skipped, run.failed, outcome.busy)
 
 
 def fill_command(
@@ -153,6 +174,10 @@ def fill_command(
     reviews: ReviewsOpt = 1,
     concurrency: ConcurrencyOpt = None,
     cache: CacheOpt = None,
+    executor: ExecutorOpt = None,
+    ray_address: RayAddressOpt = None,
+    ray_workers: RayWorkersOpt = None,
+    retry_failed: RetryFailedOpt = False,
     audit: Annotated[bool, typer.Option(help="also re-judge pooled judged pairs")] = False,
     db: DbOpt = None,
     job: Annotated[
@@ -171,6 +196,8 @@ def fill_command(
     setup = make_judge(
         method, db, reviews, model=model, concurrency=concurrency, cache=cache, rounds=rounds,
         stances=stances, agents=agents, agent_model=agent_model, adjudicator=adjudicator,
+        executor=executor, ray_address=ray_address, ray_workers=ray_workers,
+        retry_failed=retry_failed,
     )  # fmt: skip
     original = load_qrels(qrels, grades)
     systems = load_runs(runs, more_runs)
@@ -190,6 +217,7 @@ def fill_command(
     write_provenance(result.records, provenance)
     _print_fill(len(holes.holes), depth, stored, result, original, out_qrels)
     _print_skipped(pairs)
+    stored.print_failed()
     if audit:
         out.print(
             f"audit: {len(result.disagreements)} disagreements with original labels "
@@ -247,6 +275,10 @@ def simulate_command(
     adjudicator: AdjudicatorOpt = None,
     concurrency: ConcurrencyOpt = None,
     cache: CacheOpt = None,
+    executor: ExecutorOpt = None,
+    ray_address: RayAddressOpt = None,
+    ray_workers: RayWorkersOpt = None,
+    retry_failed: RetryFailedOpt = False,
     db: DbOpt = None,
     job: Annotated[
         str | None, typer.Option(help="job name (default: simulate-<qrels>-<method>-<seed>)")
@@ -258,7 +290,8 @@ def simulate_command(
     """Drop judged pairs, refill them with a method, report agreement and ranking stability."""
     setup = make_judge(
         method, db, model=model, concurrency=concurrency, cache=cache, rounds=rounds,
-        adjudicator=adjudicator, agent_model=None,
+        adjudicator=adjudicator, agent_model=None, executor=executor, ray_address=ray_address,
+        ray_workers=ray_workers, retry_failed=retry_failed,
     )  # fmt: skip
     original = load_qrels(qrels, grades)
     systems = load_runs(runs, more_runs)
@@ -274,6 +307,7 @@ def simulate_command(
     if out_path is not None:
         write_json(report.model_dump(mode="json"), out_path)
     _print_simulation(report, name)
+    stored.print_failed()
 
 
 def _skipped(pairs: PairSet) -> int:

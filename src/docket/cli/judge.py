@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import logging
-from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from docket.cli.common import (
     canonical_model,
@@ -16,19 +14,18 @@ from docket.cli.common import (
     model_factory,
     out,
     pairs_at_once,
+    print_failed,
     resumable,
 )
+from docket.cli.executor_flags import ExecutorOpt, RayAddressOpt, RayWorkersOpt, job_executor
 from docket.cli.summary import RunReport, print_summary
-from docket.config import Settings, load_settings
-from docket.relevance import Judge, JudgeOptions, build_judge
+from docket.config import load_settings
+from docket.relevance import JudgeOptions, build_judge
 from docket.relevance.options import check_applicable
 from docket.relevance.pairs_io import scan_pairs
 from docket.runner import judge_job
 from docket.store import Store, open_store, upsert_job
 from docket.store.base import display_url
-
-if TYPE_CHECKING:
-    from docket.runner.ray_executor import RayExecutor
 
 log = logging.getLogger(__name__)
 app = typer.Typer()
@@ -58,13 +55,9 @@ def judge(
     retry_failed: Annotated[
         bool, typer.Option(help="judge again the pairs a server refused in earlier runs")
     ] = False,
-    executor: Annotated[
-        str | None, typer.Option(help="local | ray (Ray workers, each with its own model)")
-    ] = None,
-    ray_address: Annotated[
-        str | None, typer.Option(help="Ray cluster: auto or HOST:PORT (default: start one)")
-    ] = None,
-    ray_workers: Annotated[int | None, typer.Option(help="Ray actors (default 2)")] = None,
+    executor: ExecutorOpt = None,
+    ray_address: RayAddressOpt = None,
+    ray_workers: RayWorkersOpt = None,
     cache: Annotated[str | None, typer.Option(help="response cache file, or 'off'")] = None,
     max_retries: Annotated[int | None, typer.Option(help="retries per LLM call")] = None,
     rounds: Annotated[int, typer.Option(help="debate rounds R")] = 2,
@@ -104,17 +97,12 @@ def judge(
     store = _open_job(settings.db, job_name, canonical_model(settings.model), options, pairs_path)
     get_model = model_factory(settings)
     judge_ = build_judge(options, get_model)
-    runner = _executor(options, settings)
-    try:
-        with resumable(settings.db):
-            run = judge_job(
-                store, job_name, loaded, judge_,
-                concurrency=pairs_at_once(settings, get_model), console=console,
-                required_reviews=reviews, retry_failed=retry_failed, executor=runner,
-            )  # fmt: skip
-    finally:
-        if runner is not None:
-            runner.stop()
+    with resumable(settings.db), job_executor(options, settings) as runner:
+        run = judge_job(
+            store, job_name, loaded, judge_,
+            concurrency=pairs_at_once(settings, get_model), console=console,
+            required_reviews=reviews, retry_failed=retry_failed, executor=runner,
+        )  # fmt: skip
     report = RunReport(
         judged=run.outcome.judged, skipped=run.outcome.skipped, usage=get_model.usage(),
         queued=run.queued,
@@ -125,37 +113,6 @@ def judge(
     print_failed(run.failed, run.outcome.busy)
     if run.outcome.error is not None:
         raise run.outcome.error
-
-
-def make_judge(options: JudgeOptions, settings: Settings) -> Judge:
-    """Build the judge of a job from its options and settings (in any process)."""
-    return build_judge(options, model_factory(settings))
-
-
-def _executor(options: JudgeOptions, settings: Settings) -> RayExecutor | None:
-    """The Ray executor when asked for (None: judge in this process)."""
-    if settings.executor != "ray":
-        return None
-    from docket.runner.ray_executor import RayExecutor, init_ray
-
-    init_ray(settings.ray_address)
-    return RayExecutor(partial(make_judge, options, settings), workers=settings.ray_workers)
-
-
-def print_failed(failed: list[tuple[str, str, str]], busy: int, limit: int = 20) -> None:
-    """Name the pairs a server refused, and say how to retry them."""
-    for qid, docid, reason in failed[:limit]:
-        out.print(f"[red]failed[/red] {escape(f'({qid}, {docid}): {reason}')}", soft_wrap=True)
-    if len(failed) > limit:
-        out.print(f"... and {len(failed) - limit} more failed pairs (docket export lists them)")
-    if failed:
-        out.print(
-            f"{len(failed)} failed pairs are not judged; fix the cause and rerun with "
-            "--retry-failed to judge them again",
-            soft_wrap=True,
-        )
-    if busy:
-        out.print(f"{busy} pairs were being judged by another worker and were left to it")
 
 
 def _open_job(db: str, name: str, model: str, options: JudgeOptions, source: Path) -> Store:
