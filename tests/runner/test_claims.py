@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import delete
 
-from docket.store import load_judgments, open_store
-from docket.store.claims import DONE
+from docket.store import load_judgments, open_store, upsert_job
+from docket.store.claims import DONE, claim, mark_done
 from docket.store.tables import Job, JudgmentRecord, PairClaim
 from tests.pg_helpers import pg_schema_url
 from tests.scripted_server import serve, user_text
@@ -81,6 +81,19 @@ def _two_workers_share(db: str, tmp_path: Path) -> None:
                 key = table.name if table is Job else table.job
                 session.execute(delete(table).where(key == job))
         store.close()
+
+
+def test_an_owner_takes_back_its_own_live_leases(store) -> None:  # type: ignore[no-untyped-def]
+    keys = [("q", "d1"), ("q", "d2")]
+    with store.session() as session:
+        upsert_job(session, name="j", method="single", model="m", options={}, source="t")
+        assert claim(session, "j", keys, "driver/0") == set(keys)
+    with store.session() as session:
+        assert claim(session, "j", keys, "driver/1") == set()  # live leases of another owner
+        assert claim(session, "j", keys, "driver/0") == set(keys)  # the batch, run again
+        mark_done(session, "j", keys[:1], "driver/0")
+    with store.session() as session:
+        assert claim(session, "j", keys, "driver/0") == {keys[1]}  # a done pair stays done
 
 
 def test_two_processes_share_a_sqlite_job(tmp_path: Path) -> None:

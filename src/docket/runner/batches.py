@@ -65,6 +65,19 @@ class Claimer:
     def pairs(self, source: Iterable[Pair]) -> Iterator[Pair]:
         """The pairs of ``source`` still to judge here, claimed a batch at a time."""
         chunk: list[Pair] = []
+        for pair in self.todo(source):
+            chunk.append(pair)
+            if len(chunk) >= self.batch:
+                yield from self._claim(chunk)
+                chunk = []
+        yield from self._claim(chunk)
+
+    def todo(self, source: Iterable[Pair]) -> Iterator[Pair]:
+        """The pairs of ``source`` not judged (nor failed, unless retrying) when the run began.
+
+        Not claimed: :meth:`pairs` claims them here, or workers that save their own
+        results claim them where they run (Ray on PostgreSQL).
+        """
         for pair in source:
             self.tally.seen.add(pair.key)
             if pair.key in self.done:
@@ -72,11 +85,7 @@ class Claimer:
             elif pair.key in self.failed and not self.retry_failed:
                 self.tally.failed_before += 1
             else:
-                chunk.append(pair)
-            if len(chunk) >= self.batch:
-                yield from self._claim(chunk)
-                chunk = []
-        yield from self._claim(chunk)
+                yield pair
 
     def _claim(self, chunk: list[Pair]) -> list[Pair]:
         if not chunk:

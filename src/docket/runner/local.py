@@ -25,7 +25,8 @@ from typing import Protocol
 from docket.errors import ModelUnavailableError, RequestRefusedError
 from docket.fanout import bounded_each
 from docket.relevance.types import Judge, Judgment, Pair
-from docket.runner.batches import Claimer, Tally, Writer, new_owner
+from docket.runner.batches import Claimer, Key, Tally, Writer, new_owner
+from docket.runner.saving import SavingExecutor, SharedJob, judge_elsewhere
 from docket.store.base import Store
 from docket.store.claims import DEFAULT_LEASE_S, failed_pairs
 from docket.store.judgments import (
@@ -75,19 +76,29 @@ async def run_judge_job(
     lease_s: float = DEFAULT_LEASE_S,
     owner: str | None = None,
     tally: Tally | None = None,
-    executor: Executor | None = None,
+    executor: Executor | SavingExecutor | None = None,
+    filtered: bool = False,
 ) -> JobOutcome:
     """Judge the unfinished ``pairs`` of ``job``, saving finished pairs in small batches.
 
     ``pairs`` may be any iterable (a file read lazily); it is consumed once. ``executor``
-    runs the calls (default: this process; see :mod:`docket.runner.ray_executor`). A model that
+    runs the calls (default: this process; see :mod:`docket.runner.ray_executor`). An
+    executor whose workers save in the store themselves gets the pairs unclaimed, and this
+    process writes nothing per pair. ``filtered``: the caller already left out the pairs
+    judged or failed before (a worker's batch), so the job's keys are not read. A model that
     stays unavailable stops the run: saved pairs stay saved and the error is returned in
     the outcome (not raised) so the caller can report it after the batch step.
     """
     owner = owner or new_owner()
     tally = tally if tally is not None else Tally()
+    claim_batch = min(concurrency, MAX_CLAIM)
+    claimer = _claimer(store, job, owner, claim_batch, tally, retry_failed, lease_s, filtered)
+    if isinstance(executor, SavingExecutor) and executor.saves_in(store):
+        shared = SharedJob(job, owner, retry_failed, lease_s)
+        todo = claimer.todo(pairs)
+        return _outcome(tally, await judge_elsewhere(todo, executor, store, shared, tally,
+                                                     concurrency, on_result))  # fmt: skip
     # Claims come a window ahead (one transaction per window); commits every MAX_BATCH.
-    claimer = _claimer(store, job, owner, min(concurrency, MAX_CLAIM), tally, retry_failed, lease_s)
     writer = Writer(store, job, owner, max(1, min(concurrency, MAX_BATCH)))
     heartbeat = asyncio.ensure_future(_renew_forever(claimer, lease_s / 3))
     error = None
@@ -104,17 +115,31 @@ async def run_judge_job(
             writer.flush()
         finally:
             claimer.release()
+    return _outcome(tally, error)
+
+
+def _outcome(tally: Tally, error: ModelUnavailableError | None) -> JobOutcome:
     return JobOutcome(
         tally.judged, tally.skipped, tally.failed, tally.failed_before, tally.busy, error
     )
 
 
 def _claimer(
-    store: Store, job: str, owner: str, batch: int, tally: Tally, retry: bool, lease_s: float
+    store: Store,
+    job: str,
+    owner: str,
+    batch: int,
+    tally: Tally,
+    retry: bool,
+    lease_s: float,
+    filtered: bool,
 ) -> Claimer:
-    with store.read_session() as session:
-        done = finished_keys(session, job)
-        failed = {(q, d) for q, d, _ in failed_pairs(session, job)}
+    done: set[Key] = set()
+    failed: set[Key] = set()
+    if not filtered:
+        with store.read_session() as session:
+            done = finished_keys(session, job)
+            failed = {(q, d) for q, d, _ in failed_pairs(session, job)}
     return Claimer(store, job, owner, batch, done, failed, tally, retry, lease_s)
 
 

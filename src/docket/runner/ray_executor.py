@@ -1,14 +1,21 @@
-"""Scale-out on Ray: the job's claimed pairs are judged by Ray actors, each with its own Model.
+"""Scale-out on Ray: the job's pairs are judged by Ray actors, each with its own Model.
 
 The driver keeps the one batch loop (:func:`docket.runner.local.run_judge_job`): it streams
-the input, claims pairs in the store, sends them in small batches to the actors and
-commits what comes back, so SQLite works as well as PostgreSQL and every call is paid
-once. Each actor builds its own judge (and so its own Model and provider, e.g. one per
-served-model replica or one embedded model per machine) from a picklable factory.
+the input and sends small batches to the actors. Where the results are written depends on
+the store:
 
-Actors restart when their process dies and Ray retries the batch they held, so killing a
-worker mid-job loses at most the calls of its batches in flight, and the job completes.
-Ray is optional (``pip install 'docket[ray]'``).
+- SQLite (one file on the driver's machine): the driver claims the pairs, the actors
+  judge them and the driver commits what comes back.
+- PostgreSQL (reachable from every machine): each actor opens the store itself and claims,
+  judges and saves its batch (:mod:`docket.runner.saving`), returning only counts and keys,
+  so the driver makes no per-pair write.
+
+Either way every call is paid once. Each actor builds its own judge (and so its own Model
+and provider, e.g. one per served-model replica or one embedded model per machine) from a
+picklable factory. Actors restart when their process dies and Ray runs the batches they
+held again (on PostgreSQL with the same claim owner, so the batch takes back its own
+leases), so killing a worker mid-job repeats at most the calls of its batches in flight,
+and the job completes. Ray is optional (``pip install 'docket[ray]'``).
 """
 
 from __future__ import annotations
@@ -24,7 +31,9 @@ from platformdirs import user_cache_dir
 from docket.errors import MissingDependencyError
 from docket.fanout import bounded_each, bounded_map
 from docket.relevance.types import Judge, Pair
-from docket.runner.local import Outcome, judge_one
+from docket.runner.local import Outcome, judge_one, run_judge_job
+from docket.runner.saving import BatchReport, SharedJob
+from docket.store.base import Store, open_store
 
 DEFAULT_BATCH = 16
 
@@ -65,10 +74,26 @@ class JudgeWorker:
 
     def __init__(self, make_judge: Callable[[], Judge]) -> None:
         self.judge = make_judge()
+        self.stores: dict[str, Store] = {}
 
     async def judge_batch(self, pairs: list[Pair]) -> list[Outcome]:
         """Judge every pair of ``pairs`` at once (the Model bounds the calls in flight)."""
         return await bounded_map(pairs, lambda pair: judge_one(self.judge, pair), limit=len(pairs))
+
+    async def save_batch(
+        self, url: str, shared: SharedJob, pairs: list[Pair], number: int
+    ) -> BatchReport:
+        """Claim, judge and save batch ``number`` in the store at ``url`` (opened once)."""
+        if url not in self.stores:
+            self.stores[url] = open_store(url)
+        finished: list[tuple[str, str]] = []
+        outcome = await run_judge_job(
+            self.stores[url], shared.job, pairs, self.judge, concurrency=len(pairs),
+            owner=shared.batch_owner(number), retry_failed=shared.retry_failed,
+            lease_s=shared.lease_s, filtered=True,
+            on_result=lambda pair, _judgment: finished.append(pair.key),
+        )  # fmt: skip
+        return BatchReport(outcome, finished)
 
     def pid(self) -> int:
         """The worker's process id (tests kill it)."""
@@ -110,10 +135,41 @@ class RayExecutor:
             actor = actors[next(turn) % len(actors)]
             return await actor.judge_batch.remote(chunk)
 
-        in_flight = max(len(actors), -(-concurrency // self.batch))
-        async for _, outcomes in bounded_each(_chunks(pairs, self.batch), run, limit=in_flight):
+        chunks = _chunks(pairs, self.batch)
+        async for _, outcomes in bounded_each(chunks, run, limit=self._in_flight(concurrency)):
             for outcome in outcomes:
                 yield outcome
+
+    def saves_in(self, store: Store) -> bool:
+        """Actors write to PostgreSQL themselves; a SQLite file is the driver's to write."""
+        return store.engine.dialect.name == "postgresql"
+
+    async def saved(
+        self, store: Store, shared: SharedJob, pairs: Iterable[Pair], concurrency: int
+    ) -> AsyncIterator[tuple[list[Pair], BatchReport]]:
+        """Batches of ``pairs`` claimed, judged and saved by the actors, with their reports.
+
+        The actors get the store's full URL (with its password: it is never shown).
+        """
+        actors = self.start()
+        url = store.engine.url.render_as_string(hide_password=False)
+
+        async def run(numbered: tuple[int, list[Pair]]) -> tuple[list[Pair], BatchReport]:
+            number, chunk = numbered
+            actor = actors[number % len(actors)]
+            return chunk, await actor.save_batch.remote(url, shared, chunk, number)
+
+        batches = enumerate(_chunks(pairs, self.batch))
+        async for _, (chunk, report) in bounded_each(
+            batches, run, limit=self._in_flight(concurrency)
+        ):
+            yield chunk, report
+            if report.outcome.error is not None:
+                raise report.outcome.error
+
+    def _in_flight(self, concurrency: int) -> int:
+        """Batches in flight: about ``concurrency`` pairs, at least one per actor."""
+        return max(len(self.actors), -(-concurrency // self.batch))
 
     def stop(self) -> None:
         """End the actors."""

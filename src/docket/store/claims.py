@@ -42,7 +42,9 @@ def claim(
     """Claim what is free among ``keys``: unclaimed, expired, or failed when retrying.
 
     Returns the keys this owner now holds; the others are judged, failed, or belong to
-    live workers. A pair nobody claimed before costs one row of one executemany.
+    live workers. A pair nobody claimed before costs one row of one executemany. A live
+    lease of ``owner`` itself is taken back, so a batch that Ray retries after its worker
+    died (same owner) goes on at once instead of waiting for its own leases to expire.
     """
     if not keys:
         return set()
@@ -69,8 +71,9 @@ def _take_over(
     now: float,
     retry_failed: bool,
 ) -> set[Key]:
-    """Take the expired leases (and failures, when retrying) among ``keys``."""
-    takeable = and_(PairClaim.failed.is_(None), PairClaim.expires_at < now)
+    """Take the expired leases, ``owner``'s own, and failures (when retrying) among ``keys``."""
+    own = and_(PairClaim.owner == owner, PairClaim.expires_at < DONE)
+    takeable = and_(PairClaim.failed.is_(None), or_(PairClaim.expires_at < now, own))
     if retry_failed:
         takeable = or_(takeable, PairClaim.failed.is_not(None))
     stale = (

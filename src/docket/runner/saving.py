@@ -1,0 +1,102 @@
+"""Workers that claim, judge and save their batches themselves (Ray on PostgreSQL).
+
+The driver streams the input and leaves out what was judged or failed before; each batch
+goes to a worker that claims its pairs, judges them and saves them with the same
+:class:`~docket.runner.batches.Claimer` and :class:`~docket.runner.batches.Writer` as a
+local run (the worker runs :func:`docket.runner.local.run_judge_job` over its batch), and
+sends back only counts and keys. So the driver makes no per-pair write, and several
+machines write to one PostgreSQL store at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+from docket.errors import ModelUnavailableError
+from docket.relevance.types import Judgment, Pair
+from docket.runner.batches import Key, Tally
+from docket.store.base import Store
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from docket.runner.local import JobOutcome
+
+
+@dataclass(frozen=True)
+class SharedJob:
+    """What a worker needs to know of the job to claim and save a batch of it.
+
+    Attributes:
+        job: the job's name.
+        owner: the driver's claim owner; batch ``n`` claims as :meth:`batch_owner`, so a
+            batch that Ray runs again (its worker died) takes back its own leases at once.
+        retry_failed: claim pairs that failed in earlier runs too.
+        lease_s: seconds a claim holds without renewal.
+    """
+
+    job: str
+    owner: str
+    retry_failed: bool
+    lease_s: float
+
+    def batch_owner(self, number: int) -> str:
+        """The claim owner of batch ``number`` (the same on every attempt of the batch)."""
+        return f"{self.owner}/{number}"
+
+
+@dataclass(frozen=True)
+class BatchReport:
+    """What a worker did with one batch: the run's counts and the keys it finished."""
+
+    outcome: JobOutcome
+    finished: list[Key]
+
+
+@runtime_checkable
+class SavingExecutor(Protocol):
+    """An executor whose workers claim, judge and save pairs in the store themselves."""
+
+    def saves_in(self, store: Store) -> bool:
+        """Whether its workers write to ``store`` themselves (else the driver commits)."""
+        ...
+
+    def saved(
+        self, store: Store, shared: SharedJob, pairs: Iterable[Pair], concurrency: int
+    ) -> AsyncIterator[tuple[list[Pair], BatchReport]]:
+        """Each batch of ``pairs`` with the report of the worker that saved it.
+
+        Raises the :class:`ModelUnavailableError` that stopped a batch, after yielding it.
+        """
+        ...
+
+
+async def judge_elsewhere(
+    pairs: Iterable[Pair],
+    executor: SavingExecutor,
+    store: Store,
+    shared: SharedJob,
+    tally: Tally,
+    concurrency: int,
+    on_result: Callable[[Pair, Judgment | None], None] | None,
+) -> ModelUnavailableError | None:
+    """Add up what the workers saved; ``on_result`` gets each finished pair (no judgment)."""
+    try:
+        async for chunk, report in executor.saved(store, shared, pairs, concurrency):
+            _add(tally, report.outcome)
+            finished = set(report.finished)
+            for pair in chunk:
+                if on_result is not None and pair.key in finished:
+                    on_result(pair, None)
+    except ModelUnavailableError as exc:
+        return exc
+    return None
+
+
+def _add(tally: Tally, outcome: JobOutcome) -> None:
+    tally.judged += outcome.judged
+    tally.failed += outcome.failed
+    tally.skipped += outcome.skipped  # judged elsewhere since the driver read the job
+    tally.busy += outcome.busy
