@@ -79,6 +79,7 @@ def test_ray_gives_the_judgments_of_the_local_executor(local_ray, tmp_path: Path
         finally:
             executor.stop()
         ray_calls = len(server.requests) - local_calls
+    assert executor.usage.calls == ray_calls  # the actors' calls, counted for the summary
     assert remote == local and len(local) == len(PAIRS)
     assert {label for _, label, *_ in local} == {0, 1}  # both labels occur
     assert ray_calls == local_calls == 2 * len(PAIRS)  # consensus in round 1: two calls a pair
@@ -220,6 +221,9 @@ def test_actors_write_to_postgres_themselves(local_ray) -> None:  # type: ignore
     assert judged == local_judged and len(judged) == len(PAIRS) - 1
     assert failed == local_failed == [("q1", "d7", failed[0][2])] and "(400)" in failed[0][2]
     assert ray_calls == local_calls  # each call paid once, as on the local executor
+    # The judged pairs' calls, as the actors reported them: d7's two refused calls (both
+    # agents of round 1) belong to no judgment.
+    assert executor.usage.calls == ray_calls - 2 == 2 * 18 + 4 * 5
     # Every claim was taken by a batch of the driver's (owner/n), not by the driver itself.
     assert all(re.fullmatch(r".+/\d+", owner) for owner in owners)
     assert len({owner.rsplit("/", 1)[1] for owner in owners}) == 6  # 23 pairs, 4 a batch

@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from docket.cli.common import model_factory
+from docket.cli.common import ModelPool, model_factory
 from docket.config import Settings
+from docket.llm.usage import Usage
 from docket.relevance import Judge, JudgeOptions, build_judge
 
 if TYPE_CHECKING:
@@ -58,3 +59,11 @@ def job_executor(options: JudgeOptions, settings: Settings) -> Iterator[RayExecu
     finally:
         if executor is not None:
             executor.stop()
+
+
+def run_usage(models: ModelPool, executor: RayExecutor | None) -> Usage:
+    """What this run's calls cost: this process's models, plus the Ray actors' calls."""
+    total = models.usage()
+    if executor is not None:
+        total.merge(executor.usage)
+    return total

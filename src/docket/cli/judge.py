@@ -17,7 +17,13 @@ from docket.cli.common import (
     print_failed,
     resumable,
 )
-from docket.cli.executor_flags import ExecutorOpt, RayAddressOpt, RayWorkersOpt, job_executor
+from docket.cli.executor_flags import (
+    ExecutorOpt,
+    RayAddressOpt,
+    RayWorkersOpt,
+    job_executor,
+    run_usage,
+)
 from docket.cli.summary import RunReport, print_summary
 from docket.config import load_settings
 from docket.relevance import JudgeOptions, build_judge
@@ -103,10 +109,10 @@ def judge(
             concurrency=pairs_at_once(settings, get_model), console=console,
             required_reviews=reviews, retry_failed=retry_failed, executor=runner,
         )  # fmt: skip
+        usage = run_usage(get_model, runner)
     report = RunReport(
-        judged=run.outcome.judged, skipped=run.outcome.skipped, usage=get_model.usage(),
-        queued=run.queued,
-    )  # fmt: skip
+        judged=run.outcome.judged, skipped=run.outcome.skipped, usage=usage, queued=run.queued
+    )
     print_summary(run.results, job_name, display_url(settings.db), report)
     if report.usage.retries:
         out.print(f"{report.usage.retries} LLM calls were retried after transient failures")

@@ -30,7 +30,9 @@ from platformdirs import user_cache_dir
 
 from docket.errors import MissingDependencyError
 from docket.fanout import bounded_each, bounded_map
-from docket.relevance.types import Judge, Pair
+from docket.llm.usage import Usage
+from docket.relevance.records import sum_usage
+from docket.relevance.types import Judge, Judgment, Pair
 from docket.runner.local import Outcome, judge_one, run_judge_job
 from docket.runner.saving import BatchReport, SharedJob
 from docket.store.base import Store, open_store
@@ -87,13 +89,19 @@ class JudgeWorker:
         if url not in self.stores:
             self.stores[url] = open_store(url)
         finished: list[tuple[str, str]] = []
+        judgments: list[Judgment] = []
+
+        def on_result(pair: Pair, judgment: Judgment | None) -> None:
+            finished.append(pair.key)
+            if judgment is not None:
+                judgments.append(judgment)
+
         outcome = await run_judge_job(
             self.stores[url], shared.job, pairs, self.judge, concurrency=len(pairs),
             owner=shared.batch_owner(number), retry_failed=shared.retry_failed,
-            lease_s=shared.lease_s, filtered=True,
-            on_result=lambda pair, _judgment: finished.append(pair.key),
+            lease_s=shared.lease_s, filtered=True, on_result=on_result,
         )  # fmt: skip
-        return BatchReport(outcome, finished)
+        return BatchReport(outcome, finished, sum_usage(j.usage for j in judgments))
 
     def pid(self) -> int:
         """The worker's process id (tests kill it)."""
@@ -111,12 +119,15 @@ class RayExecutor:
             function or a ``functools.partial`` of one).
         workers: actors to start (one per replica or machine is typical).
         batch: pairs sent to an actor per call.
+        usage: what the actors' judgments of this run cost (they make the calls, so the
+            driver's own models count none of them).
     """
 
     make_judge: Callable[[], Judge]
     workers: int = 2
     batch: int = DEFAULT_BATCH
     actors: list[Any] = field(default_factory=list)
+    usage: Usage = field(default_factory=Usage)
 
     def start(self) -> list[Any]:
         """Start the actors (done by :meth:`outcomes` if not done before)."""
@@ -137,6 +148,7 @@ class RayExecutor:
 
         chunks = _chunks(pairs, self.batch)
         async for _, outcomes in bounded_each(chunks, run, limit=self._in_flight(concurrency)):
+            self._count(sum_usage(j.usage for _, j, _ in outcomes if j is not None))
             for outcome in outcomes:
                 yield outcome
 
@@ -163,9 +175,13 @@ class RayExecutor:
         async for _, (chunk, report) in bounded_each(
             batches, run, limit=self._in_flight(concurrency)
         ):
+            self._count(report.usage)
             yield chunk, report
             if report.outcome.error is not None:
                 raise report.outcome.error
+
+    def _count(self, usage: dict[str, float]) -> None:
+        self.usage.merge(Usage(**{k: usage.get(k, 0) for k in vars(self.usage)}))
 
     def _in_flight(self, concurrency: int) -> int:
         """Batches in flight: about ``concurrency`` pairs, at least one per actor."""

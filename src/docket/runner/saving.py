@@ -49,10 +49,15 @@ class SharedJob:
 
 @dataclass(frozen=True)
 class BatchReport:
-    """What a worker did with one batch: the run's counts and the keys it finished."""
+    """What a worker did with one batch: the run's counts, the keys it finished, its usage.
+
+    ``usage`` adds up the finished judgments' usage (calls, tokens, retries), so the
+    driver can report what the run cost although the calls were made elsewhere.
+    """
 
     outcome: JobOutcome
     finished: list[Key]
+    usage: dict[str, float]
 
 
 @runtime_checkable
