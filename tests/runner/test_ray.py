@@ -276,3 +276,44 @@ def test_killing_an_actor_writing_to_postgres_still_completes(local_ray) -> None
     # The dead actor's batches in flight were judged again: at most 4 batches of 2 pairs.
     assert 2 * len(PAIRS) <= calls <= 2 * len(PAIRS) + 2 * 8
     store.close()
+
+
+class _Stop(Exception):
+    """Stands for Ctrl-C in the driver."""
+
+
+@POSTGRES
+def test_a_stopped_run_frees_its_batches_leases_on_postgres(local_ray) -> None:  # type: ignore[no-untyped-def]
+    from docket.runner.ray_executor import RayExecutor
+
+    store = open_store(pg_schema_url(os.environ["DOCKET_TEST_POSTGRES_URL"]))
+    with store.session() as session:
+        upsert_job(session, name="j", method="dream", model="m", options={}, source="t")
+    options = JudgeOptions.checked(method="dream")
+
+    def stop(_pair, _judgment) -> None:  # type: ignore[no-untyped-def]
+        raise _Stop
+
+    with serve(_reply, delay_s=0.1) as server:
+        settings = Settings(model=server.model(), cache="off")
+        judge = make_judge(options, settings)
+        executor = RayExecutor(partial(make_judge, options, settings), workers=2, batch=2)
+        with pytest.raises(_Stop):
+            asyncio.run(run_judge_job(store, "j", PAIRS, judge, concurrency=8,
+                                      executor=executor, on_result=stop))  # fmt: skip
+        assert executor.pending  # batches were still in flight when the driver stopped
+        executor.stop()
+        with store.session() as session:
+            live = session.query(PairClaim).filter(PairClaim.expires_at < DONE).count()
+        again = RayExecutor(partial(make_judge, options, settings), workers=2, batch=2)
+        try:
+            outcome = asyncio.run(
+                run_judge_job(store, "j", PAIRS, judge, concurrency=8, executor=again)
+            )
+        finally:
+            again.stop()
+    assert live == 0  # no lease left to expire
+    assert outcome.busy == 0 and outcome.judged + outcome.skipped == len(PAIRS)
+    with store.session() as session:
+        assert len(load_judgments(session, "j")) == len(PAIRS)
+    store.close()

@@ -36,6 +36,7 @@ from docket.relevance.types import Judge, Judgment, Pair
 from docket.runner.local import Outcome, judge_one, run_judge_job
 from docket.runner.saving import BatchReport, SharedJob
 from docket.store.base import Store, open_store
+from docket.store.claims import release
 
 DEFAULT_BATCH = 16
 
@@ -121,6 +122,8 @@ class RayExecutor:
         batch: pairs sent to an actor per call.
         usage: what the actors' judgments of this run cost (they make the calls, so the
             driver's own models count none of them).
+        pending: claim owner -> (store, job) of each batch sent to an actor that saves it
+            and not yet reported; :meth:`stop` frees their leases.
     """
 
     make_judge: Callable[[], Judge]
@@ -128,6 +131,7 @@ class RayExecutor:
     batch: int = DEFAULT_BATCH
     actors: list[Any] = field(default_factory=list)
     usage: Usage = field(default_factory=Usage)
+    pending: dict[str, tuple[Store, str]] = field(default_factory=dict)
 
     def start(self) -> list[Any]:
         """Start the actors (done by :meth:`outcomes` if not done before)."""
@@ -168,8 +172,13 @@ class RayExecutor:
 
         async def run(numbered: tuple[int, list[Pair]]) -> tuple[list[Pair], BatchReport]:
             number, chunk = numbered
-            actor = actors[number % len(actors)]
-            return chunk, await actor.save_batch.remote(url, shared, chunk, number)
+            owner = shared.batch_owner(number)
+            self.pending[owner] = (store, shared.job)
+            report = await actors[number % len(actors)].save_batch.remote(
+                url, shared, chunk, number
+            )
+            del self.pending[owner]
+            return chunk, report
 
         batches = enumerate(_chunks(pairs, self.batch))
         async for _, (chunk, report) in bounded_each(
@@ -188,12 +197,20 @@ class RayExecutor:
         return max(len(self.actors), -(-concurrency // self.batch))
 
     def stop(self) -> None:
-        """End the actors."""
+        """End the actors, and free the leases of batches they had not finished.
+
+        A stopped run (Ctrl-C, a model that stays unavailable) so leaves no pair waiting
+        for its lease to expire: the same command resumes the job at once.
+        """
         if self.actors:
             ray = import_ray()
             for actor in self.actors:
                 ray.kill(actor, no_restart=True)
             self.actors = []
+        for owner, (store, job) in self.pending.items():
+            with store.session() as session:
+                release(session, job, owner)
+        self.pending.clear()
 
 
 def _chunks(pairs: Iterable[Pair], size: int) -> Iterator[list[Pair]]:
