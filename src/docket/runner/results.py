@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from sqlalchemy import select
 
 from docket.relevance.types import Judgment, Pair
+from docket.runner.records import judgment_from_record, pair_from_record
 from docket.store.base import Store
-from docket.store.judgments import iter_judgments, judgment_from_record, pair_from_record
+from docket.store.judgments import iter_judgments
 from docket.store.tables import JudgmentRecord
 
 Key = tuple[str, str]
