@@ -2,6 +2,9 @@
 
 Feedback is append-only: a later response to the same flag is a new row, so every decision
 stays queryable with who, when and why.
+
+Declared in the store so that its migration ledger creates them without importing the
+adherence package; the code above the store imports them from :mod:`docket.adherence.models`.
 """
 
 from __future__ import annotations

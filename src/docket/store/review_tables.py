@@ -5,6 +5,9 @@ Browser sessions live in the web kit's ``web_sessions`` table (``docket.store.we
 Decisions are append-only: a correction is a new row and the latest row per reviewer
 wins. The ORM refuses updates and deletes of decisions, and on SQLite a trigger
 refuses them at the database level too.
+
+Declared in the store so that its migration ledger creates them without importing the
+review package; the code above the store imports them from :mod:`docket.review.models`.
 """
 
 from __future__ import annotations
