@@ -85,7 +85,7 @@ class Sql:
 
     statements: tuple[str, ...]
 
-    def apply(self, conn: Connection, metadata: MetaData) -> None:  # noqa: ARG002
+    def apply(self, conn: Connection, metadata: MetaData) -> None:
         """Run each statement in order."""
         for statement in self.statements:
             conn.execute(text(statement))
@@ -169,6 +169,7 @@ def migrate(
         if not _pending(_applied(conn), ledger, label):
             return
     with _write_transaction(engine) as conn:
+        # The ledger's own record, so it cannot come from an entry; re-read under the lock.
         SchemaVersion.__table__.create(conn, checkfirst=True)
         applied = _applied(conn)
         for migration in _pending(applied, ledger, label):
