@@ -137,6 +137,10 @@ def test_a_reply_without_label_is_reasked_once(tmp_path):
     failures = sorted(r.parse_failures for r in records)
     assert failures == [0, 1, 1]  # first replies 1 and 3 had no label: each re-asked once
     assert all(r.label == 0 for r in records)  # and the re-ask answered it
+    stored = next(line for line in result.output.splitlines() if "stored" in line)
+    pairs, calls, _tokens, reasked = re.findall(r"\d+", stored)
+    assert (pairs, calls, reasked) == ("3", "5", "2")
+    assert "decided: judge 3" in result.output
 
 
 def test_show_unknown_pair_is_one_clear_line(tmp_path):
