@@ -106,6 +106,7 @@ _INITIAL_TABLES = (
     "review_reviewers", "review_tasks", "review_assignments", "review_decisions",
     "adherence_runs", "adherence_results", "adherence_feedback", "adherence_tokens",
 )  # fmt: skip
+_PRE_LEDGER = (*_INITIAL_TABLES, "web_sessions", "review_task_facets", "pair_claims")
 _OLD_SESSION_TABLES = ("review_web_sessions", "adherence_sessions")
 _REVIEW_INDEXES = (
     "CREATE INDEX IF NOT EXISTS ix_review_tasks_job_status ON review_tasks (job, status)",
@@ -113,9 +114,9 @@ _REVIEW_INDEXES = (
     " ON review_decisions (task_id, reviewer_id)",
 )
 
-# Append only. Versions 1-3 predate the ledger rule (tables then came from create_all),
-# so each keeps its meaning for old databases: every table an entry creates here was
-# already present in each database that recorded that entry.
+# Append only; never edit an entry that has shipped. Versions 1-3 predate the ledger rule
+# (tables then came from create_all): on an old database they are recorded and skipped, on
+# a fresh one they build the schema as it stood, and 4 adds the rest.
 LEDGER: tuple[Migration, ...] = (
     Migration(1, "initial schema", (CreateTables(_INITIAL_TABLES),)),
     # Issue 11: both web apps keep sessions in web_sessions. The per-app session tables
@@ -131,11 +132,11 @@ LEDGER: tuple[Migration, ...] = (
     ),
     # Issue 11: review counts and loads at 100,000 tasks without reading the payloads.
     Migration(3, "review indexes", (Sql(_REVIEW_INDEXES),)),
-    # Tables added while create_all still made tables (issue 11's queue facets, issue 9's
-    # claims): a database that recorded only 1-3 may lack them.
-    Migration(
-        4, "queue facets and pair claims", (CreateTables(("review_task_facets", "pair_claims")),)
-    ),
+    # Until this entry, create_all made the tables and 1-3 were recorded whatever existed
+    # (a store from before issue 11 lacks the queue facets, one from before issue 9 the
+    # claims, one from docket's first commits even the review tables). This entry makes
+    # every table of that time that is missing; the ones present are left as they are.
+    Migration(4, "tables create_all made before the ledger", (CreateTables(_PRE_LEDGER),)),
 )
 
 
