@@ -175,6 +175,10 @@ def test_big_jobs_print_a_capped_table_with_complete_totals(tmp_path):
     assert "q39" not in result.output
     stored = next(line for line in result.output.splitlines() if "stored" in line)
     assert re.findall(r"\d+", stored)[0] == "40"
+    # Not a terminal: progress comes as plain lines (a live bar would print nothing).
+    progress = [line for line in result.output.splitlines() if line.startswith("judging: ")]
+    assert progress[0] == "judging: 2/40 pairs" and progress[-1] == "judging: 40/40 pairs"
+    assert len(progress) <= 21
 
 
 def _first(tmp_path: Path, n: int) -> Path:

@@ -26,6 +26,7 @@ from docket.cli.ir_common import (
     load_runs,
     write_json,
 )
+from docket.cli.progress import progress_meter
 from docket.config import Settings, load_settings
 from docket.ir.corpus import open_corpus
 from docket.ir.fill import FillResult, PairSet, build_pairs, summarize_fill
@@ -116,14 +117,14 @@ def judge_in_store(pairs: Sequence[Pair], setup: JudgeSetup, job: str, source: s
             options=setup.options,
             source=source,
         )
-    with resumable(setup.settings.db):
+    with resumable(setup.settings.db), progress_meter("judging", len(pairs)) as on_progress:
         run = judge_job(
             store,
             job,
             pairs,
             setup.judge,
             concurrency=setup.settings.concurrency,
-            console=console,
+            on_progress=on_progress,
             required_reviews=setup.reviews,
         )
     results = apply_human_decisions(store, job, run.results)

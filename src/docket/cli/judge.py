@@ -12,12 +12,12 @@ from rich.markup import escape
 
 from docket.cli.common import (
     canonical_model,
-    console,
     model_factory,
     out,
     pairs_at_once,
     resumable,
 )
+from docket.cli.progress import progress_meter
 from docket.cli.summary import RunReport, print_summary
 from docket.config import Settings, load_settings
 from docket.relevance import Judge, JudgeOptions, build_judge
@@ -106,10 +106,10 @@ def judge(
     judge_ = build_judge(options, get_model)
     runner = _executor(options, settings)
     try:
-        with resumable(settings.db):
+        with resumable(settings.db), progress_meter("judging", len(loaded)) as on_progress:
             run = judge_job(
                 store, job_name, loaded, judge_,
-                concurrency=pairs_at_once(settings, get_model), console=console,
+                concurrency=pairs_at_once(settings, get_model), on_progress=on_progress,
                 required_reviews=reviews, retry_failed=retry_failed, executor=runner,
             )  # fmt: skip
     finally:
