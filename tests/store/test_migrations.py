@@ -8,6 +8,7 @@ with the same tables, columns, keys and indexes, on SQLite and on a real Postgre
 from __future__ import annotations
 
 import os
+import sqlite3
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -192,12 +193,23 @@ def test_a_database_that_recorded_1_to_3_ends_with_every_table(new_url, present)
     store.close()
 
 
-def test_an_up_to_date_database_is_only_read(tmp_path: Path) -> None:
+def test_an_up_to_date_store_opens_read_only_and_while_another_process_writes(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "d.db"
     open_store(path).close()
-    store = open_store(f"sqlite:///file:{path}?mode=ro&uri=true")
-    assert _versions(store.engine) == CURRENT
-    store.close()
+    read_only = open_store(f"sqlite:///file:{path}?mode=ro&uri=true")
+    assert _versions(read_only.engine) == CURRENT
+    read_only.close()
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN IMMEDIATE")  # a judge job in the middle of a commit
+    try:  # opening only reads the versions; waiting for the write lock would fail after 30 s
+        store = open_store(path)
+        assert _versions(store.engine) == CURRENT
+        store.close()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
 
 
 def test_processes_opening_one_new_database_at_once_migrate_it_once(new_url) -> None:  # type: ignore[no-untyped-def]

@@ -159,9 +159,10 @@ def migrate(
 ) -> None:
     """Apply the entries of ``ledger`` that the database at ``engine`` has not applied.
 
-    Reads first, so an up-to-date database (even a read-only one) is never written. The
-    writes take the write lock (SQLite) or an advisory lock (PostgreSQL), so two processes
-    opening one new database migrate it once.
+    Reads first, so opening an up-to-date database takes no lock: it opens read-only, and
+    while another process writes. Changes take the write lock (SQLite) or an advisory
+    lock (PostgreSQL) and re-read the versions, so processes opening one new database at
+    once migrate it once.
 
     Raises:
         StoreError: the database records a version newer than ``ledger`` knows.
