@@ -163,3 +163,27 @@ def test_the_reader_finds_relative_submodule_and_lazy_imports() -> None:
         "docket.cli",
         "docket.runner.records",
     }
+
+
+def _third_party_imports(module: str) -> set[str]:
+    tree = ast.parse(MODULES[module].read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_the_batch_loop_and_the_engines_report_progress_without_rich() -> None:
+    # Progress leaves them through callbacks; only the CLI draws bars (cli/progress.py).
+    quiet = ("docket.runner", "docket.fanout", "docket.relevance", "docket.adherence.verify")
+    wrong = [
+        module
+        for module in MODULES
+        if any(_within(module, package) for package in quiet)
+        and "rich" in _third_party_imports(module)
+    ]
+    assert wrong == []
+    assert "rich" in _third_party_imports("docket.cli.progress")  # the reader sees it
