@@ -137,6 +137,10 @@ def test_a_reply_without_label_is_reasked_once(tmp_path):
     failures = sorted(r.parse_failures for r in records)
     assert failures == [0, 1, 1]  # first replies 1 and 3 had no label: each re-asked once
     assert all(r.label == 0 for r in records)  # and the re-ask answered it
+    stored = next(line for line in result.output.splitlines() if "stored" in line)
+    pairs, calls, _tokens, reasked = re.findall(r"\d+", stored)
+    assert (pairs, calls, reasked) == ("3", "5", "2")
+    assert "decided: judge 3" in result.output
 
 
 def test_show_unknown_pair_is_one_clear_line(tmp_path):
@@ -171,6 +175,10 @@ def test_big_jobs_print_a_capped_table_with_complete_totals(tmp_path):
     assert "q39" not in result.output
     stored = next(line for line in result.output.splitlines() if "stored" in line)
     assert re.findall(r"\d+", stored)[0] == "40"
+    # Not a terminal: progress comes as plain lines (a live bar would print nothing).
+    progress = [line for line in result.output.splitlines() if line.startswith("judging: ")]
+    assert progress[0] == "judging: 2/40 pairs" and progress[-1] == "judging: 40/40 pairs"
+    assert len(progress) <= 21
 
 
 def _first(tmp_path: Path, n: int) -> Path:

@@ -9,14 +9,9 @@ from sqlalchemy import text
 
 from docket.errors import ConfigError
 from docket.relevance.types import Judgment, Pair
-from docket.store import (
-    finished_keys,
-    judgment_from_record,
-    load_judgments,
-    open_store,
-    save_judgment,
-    upsert_job,
-)
+from docket.runner.records import judgment_from_record, save_judgment
+from docket.store import finished_keys, load_judgments, open_store, upsert_job
+from docket.store.migrations import LEDGER
 
 PAIR = Pair("q1", "boil an egg", "d1", "Boil it six minutes.", label=1)
 JUDGMENT = Judgment(
@@ -92,4 +87,4 @@ def test_schema_version_is_recorded(db_url: str) -> None:
     store = open_store(db_url)
     with store.engine.connect() as conn:
         versions = conn.execute(text("SELECT version FROM schema_version")).scalars().all()
-    assert versions == [1, 2, 3]
+    assert versions == [migration.version for migration in LEDGER]

@@ -11,7 +11,7 @@ from rich.progress import Progress, TaskID
 from rich.table import Table
 
 from docket.cli.common import console, escape, model_factory, out
-from docket.cli.ir_common import LineProgress
+from docket.cli.progress import LineProgress
 from docket.config import Settings, load_settings
 from docket.errors import ConfigError
 from docket.ir.formats import write_atomically

@@ -35,6 +35,7 @@ from docket.cli.ir_common import (
     load_runs,
     write_json,
 )
+from docket.cli.progress import progress_meter
 from docket.config import Settings, load_settings
 from docket.ir.corpus import open_corpus
 from docket.ir.fill import FillResult, PairSet, build_pairs, summarize_fill
@@ -139,10 +140,14 @@ def judge_in_store(pairs: Sequence[Pair], setup: JudgeSetup, job: str, source: s
             options=setup.options.record(),
             source=source,
         )
-    with resumable(setup.settings.db), job_executor(setup.options, setup.settings) as executor:
+    with (
+        resumable(setup.settings.db),
+        job_executor(setup.options, setup.settings) as executor,
+        progress_meter("judging", len(pairs)) as on_progress,
+    ):
         run = judge_job(
             store, job, pairs, setup.judge,
-            concurrency=setup.settings.concurrency, console=console,
+            concurrency=setup.settings.concurrency, on_progress=on_progress,
             required_reviews=setup.reviews, retry_failed=setup.retry_failed, executor=executor,
         )  # fmt: skip
     results = apply_human_decisions(store, job, run.results)

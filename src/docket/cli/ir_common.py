@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from docket.cli.common import console, escape
 from docket.errors import UserError
 from docket.ir.formats import Qrels, Run, read_qrels, read_runs
 
@@ -81,24 +79,3 @@ def fmt(value: float | None, digits: int = 3) -> str:
     if value is None or value != value:
         return "-"
     return f"{value:.{digits}f}"
-
-
-class LineProgress:
-    """Progress for logs (stderr is not a terminal): one plain line per ``every`` pairs.
-
-    A line is also written when ``seconds`` have passed since the last one, and when a
-    tag finishes, so a long run never leaves its log silent.
-    """
-
-    def __init__(self, every: int = 25, seconds: float = 10.0) -> None:
-        self.every, self.seconds = max(1, every), seconds
-        self.done: dict[str, int] = {}
-        self.last = time.monotonic()
-
-    def advance(self, tag: str, total: int) -> None:
-        """Count one finished pair of ``tag`` (out of ``total``) and maybe print a line."""
-        count = self.done[tag] = self.done.get(tag, 0) + 1
-        now = time.monotonic()
-        if count % self.every == 0 or count == total or now - self.last >= self.seconds:
-            self.last = now
-            console.print(f"{escape(tag)}: {count}/{total} pairs", soft_wrap=True, highlight=False)

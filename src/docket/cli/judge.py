@@ -10,7 +10,6 @@ import typer
 
 from docket.cli.common import (
     canonical_model,
-    console,
     model_factory,
     out,
     pairs_at_once,
@@ -24,6 +23,7 @@ from docket.cli.executor_flags import (
     job_executor,
     run_usage,
 )
+from docket.cli.progress import progress_meter
 from docket.cli.summary import RunReport, print_summary
 from docket.config import load_settings
 from docket.relevance import JudgeOptions, build_judge
@@ -103,10 +103,14 @@ def judge(
     store = _open_job(settings.db, job_name, canonical_model(settings.model), options, pairs_path)
     get_model = model_factory(settings)
     judge_ = build_judge(options, get_model)
-    with resumable(settings.db), job_executor(options, settings) as runner:
+    with (
+        resumable(settings.db),
+        job_executor(options, settings) as runner,
+        progress_meter("judging", len(loaded)) as on_progress,
+    ):
         run = judge_job(
             store, job_name, loaded, judge_,
-            concurrency=pairs_at_once(settings, get_model), console=console,
+            concurrency=pairs_at_once(settings, get_model), on_progress=on_progress,
             required_reviews=reviews, retry_failed=retry_failed, executor=runner,
         )  # fmt: skip
         usage = run_usage(get_model, runner)

@@ -12,8 +12,8 @@ from docket.cli.common import out
 from docket.cli.transcript import transcript_json, transcript_view
 from docket.config import load_settings
 from docket.errors import ConfigError
-from docket.store import judgment_from_record, open_store
-from docket.store.judgments import pair_from_record
+from docket.runner.records import judgment_from_record, pair_from_record
+from docket.store import open_store
 from docket.store.tables import JudgmentRecord
 
 app = typer.Typer()

@@ -7,17 +7,19 @@ brackets in them show as they are.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from itertools import islice
+from typing import Any
 
 from rich.table import Table
 from rich.text import Text
 
 from docket.cli.common import id_column, out
-from docket.cli.transcript import most_debated, review_hint, transcript_view
+from docket.cli.transcript import review_hint, transcript_view
 from docket.llm.usage import Usage
 from docket.relevance.types import Judgment, Pair
+from docket.runner.results import StoredResults
 
 LABEL_NAMES = {1: "relevant", 0: "irrelevant", None: "-"}
 MAX_ROWS = 25
@@ -41,6 +43,50 @@ class RunReport:
     queued: int
 
 
+@dataclass
+class Digest:
+    """Everything the summary counts, gathered in one pass over lean rows of the job.
+
+    Attributes:
+        pairs: judged pairs.
+        calls: stored LLM calls.
+        tokens: stored prompt and completion tokens.
+        reasked: stored replies that could not be read (each was asked once more).
+        decided: pairs per ``decided_by``.
+        gold: ``(gold, label)`` of automatically labelled pairs that have a gold label.
+        debated: the pair worth showing: an escalation first, then the most rounds.
+    """
+
+    pairs: int = 0
+    calls: int = 0
+    tokens: int = 0
+    reasked: int = 0
+    decided: Counter[str] = field(default_factory=Counter)
+    gold: list[tuple[int, int]] = field(default_factory=list)
+    debated: tuple[str, str] | None = None
+
+    @classmethod
+    def of(cls, rows: Iterable[Any]) -> Digest:
+        """Digest rows with the attributes of ``runner.results.SUMMARY_COLUMNS``."""
+        digest, best = cls(), (False, 0)
+        for row in rows:
+            digest._add(row)
+            rank = (row.decided_by == "escalated", row.rounds)
+            if digest.debated is None or rank > best:
+                digest.debated, best = (row.qid, row.docid), rank
+        return digest
+
+    def _add(self, row: Any) -> None:
+        usage = row.usage or {}
+        self.pairs += 1
+        self.calls += usage.get("calls", 0)
+        self.tokens += usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
+        self.reasked += row.parse_failures or 0
+        self.decided[row.decided_by] += 1
+        if row.gold is not None and row.label is not None:
+            self.gold.append((row.gold, row.label))
+
+
 def _label_text(judgment: Judgment) -> Text:
     if judgment.decided_by == "escalated":
         return Text("needs human", style="yellow")
@@ -48,8 +94,9 @@ def _label_text(judgment: Judgment) -> Text:
     return Text(name, style="green" if judgment.label == 1 else "")
 
 
-def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
-    """One row per pair (at most :data:`MAX_ROWS`): label, how decided, rounds, calls, tokens.
+def pair_table(results: Iterable[tuple[Pair, Judgment]], title: str, total: int) -> Table:
+    """One row per pair (the first :data:`MAX_ROWS` of ``total``): label, how decided,
+    rounds, calls, tokens.
 
     qid and docid never fold or get cut: the other columns give way.
     """
@@ -72,86 +119,71 @@ def pair_table(results: Sequence[tuple[Pair, Judgment]], title: str) -> Table:
             str(usage.get("calls", 0)),
             str(usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)),
         )
-    if len(results) > MAX_ROWS:
+    if total > MAX_ROWS:
         table.caption = (
-            f"first {MAX_ROWS} of {len(results)} pairs; "
-            "`docket export --format jsonl` lists them all"
+            f"first {MAX_ROWS} of {total} pairs; `docket export --format jsonl` lists them all"
         )
     return table
 
 
-def totals_table(results: Sequence[tuple[Pair, Judgment]], run: RunReport) -> Table:
+def totals_table(digest: Digest, run: RunReport) -> Table:
     """Two rows: what this run did, and what the job holds in the store.
 
     The caption says how the stored pairs were decided, e.g. ``decided: consensus 3``.
     """
-    # One pass: results may be read from the store (a 100,000-pair job is not in memory).
-    stored_calls = stored_tokens = turns = first_failed = 0
-    decided: Counter[str] = Counter()
-    for _, j in results:
-        decided[j.decided_by] += 1
-        stored_calls += j.usage.get("calls", 0)
-        stored_tokens += j.usage.get("prompt_tokens", 0) + j.usage.get("completion_tokens", 0)
-        turns += len(j.transcript)
-        first_failed += sum(1 for turn in j.transcript if turn.get("parse_failures", 0) >= 1)
     table = Table(title="totals")
     table.add_column("")
     for column in ("pairs", "LLM calls", "cache hits", "tokens", "re-asked"):
         table.add_column(column, justify="right")
     usage = run.usage
     table.add_row(
-        "this run",
-        str(run.judged),
-        str(usage.calls),
-        str(usage.cache_hits),
-        str(usage.tokens),
-        str(usage.parse_failures),
-    )
-    table.add_row(
-        "stored", str(len(results)), str(stored_calls), "", str(stored_tokens),
-        f"{first_failed} of {turns}",
+        "this run", str(run.judged), str(usage.calls), str(usage.cache_hits),
+        str(usage.tokens), str(usage.parse_failures),
     )  # fmt: skip
+    table.add_row(
+        "stored", str(digest.pairs), str(digest.calls), "", str(digest.tokens),
+        str(digest.reasked),
+    )  # fmt: skip
+    decided = digest.decided
     table.caption = (
-        "re-asked: replies that could not be read and were asked once more\n"
+        "re-asked: replies that could not be read (each was asked once more)\n"
         "decided: " + ", ".join(f"{name} {decided[name]}" for name in sorted(decided))
     )
     return table
 
 
-def gold_line(results: Sequence[tuple[Pair, Judgment]]) -> str | None:
+def gold_line(gold: Sequence[tuple[int, int]]) -> str | None:
     """How the automatic labels compare with the gold labels in the input, if any."""
     from docket.relevance.metrics import class_recalls
 
-    decided = [
-        (p.label, j.label) for p, j in results if p.label is not None and j.label is not None
-    ]
-    if not decided:
+    if not gold:
         return None
-    gold, predicted = zip(*decided, strict=True)
-    recalls = class_recalls(list(predicted), list(gold))
+    truth, predicted = zip(*gold, strict=True)
+    recalls = class_recalls(list(predicted), list(truth))
     bacc = recalls.balanced_accuracy
     bacc_text = "n/a (one class only)" if bacc is None else f"{bacc:.3f}"
     return (
         f"against the gold labels in the input: balanced accuracy {bacc_text} "
-        f"over {len(decided)} automatically labelled pairs"
+        f"over {len(gold)} automatically labelled pairs"
     )
 
 
 def print_summary(
-    results: Sequence[tuple[Pair, Judgment]],
-    job: str,
-    db: str,
-    run: RunReport,
-    *,
-    show_transcript: bool = True,
+    results: StoredResults, job: str, db: str, run: RunReport, *, show_transcript: bool = True
 ) -> None:
-    """Print the tables, one debated pair's transcript and where the results went."""
-    if results:
-        out.print(pair_table(results, title=f"job {job}"))
-        out.print(totals_table(results, run))
-    if (line := gold_line(results)) is not None:
+    """Print the tables, one debated pair's transcript and where the results went.
+
+    The job is read once in full for the totals (lean rows), and again only for the rows
+    of the pair table and the one transcript shown, so a rerun of a 100,000-pair job
+    prints its summary in seconds.
+    """
+    digest = Digest.of(results.summary_rows())
+    if digest.pairs:
+        out.print(pair_table(results, title=f"job {job}", total=digest.pairs))
+        out.print(totals_table(digest, run))
+    if (line := gold_line(digest.gold)) is not None:
         out.print(line, soft_wrap=True)
-    shown = most_debated(results) if show_transcript else None
+    shown = results.get(digest.debated) if show_transcript and digest.debated else None
     if shown is not None and len(shown[1].transcript) > 1:
         out.print(Text("\none debate, round by round:", style="bold"))
         out.print(transcript_view(*shown))
@@ -161,7 +193,7 @@ def print_summary(
         )
     out.print(
         Text(
-            f"{len(results)} pairs in {db}: {run.judged} judged by this run, "
+            f"{digest.pairs} pairs in {db}: {run.judged} judged by this run, "
             f"{run.skipped} already judged before it"
         ),
         soft_wrap=True,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Group
@@ -79,19 +78,6 @@ def transcript_json(pair: Pair, judgment: Judgment) -> dict[str, Any]:
         "prompt_hash": judgment.prompt_hash,
         "transcript": list(judgment.transcript),
     }
-
-
-def most_debated(results: Sequence[tuple[Pair, Judgment]]) -> tuple[Pair, Judgment] | None:
-    """The pair worth showing after a run: an escalation first, then the longest debate."""
-    # One pass, nothing kept but the best so far: results may stream from the store.
-    first = best = None
-    best_key = (False, 0)
-    for result in results:
-        first = first or result
-        key = (result[1].decided_by == "escalated", result[1].rounds)
-        if len(result[1].transcript) > 1 and (best is None or key > best_key):
-            best, best_key = result, key
-    return best or first
 
 
 def review_hint(db: str, queued: int) -> str:

@@ -189,7 +189,7 @@ def stats(
     db: DbOpt = None, as_json: Annotated[bool, typer.Option("--json", help="print JSON")] = False
 ) -> None:
     """Accepted-and-fixed rate of flags per rule and per tier, from annotator feedback."""
-    from docket.adherence.web.api import stats_payload
+    from docket.adherence.web.handlers import stats_payload
     from docket.store.base import open_store
 
     store = open_store(load_settings(db=db).db)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from docket.text import sentence_ends
 
@@ -25,10 +26,18 @@ def split_sentences(text: str) -> list[str]:
     Returns:
         Non-empty sentences with whitespace collapsed; ``[]`` for blank text.
     """
+    return list(_sentences_of(text))
+
+
+# A pair's chunk is split by every prompt and every transcript turn of its judgment (DREAM:
+# agents x rounds), and splitting costs more than the rest of a turn's bookkeeping, so the
+# split is remembered for the chunks of the pairs in flight.
+@lru_cache(maxsize=4096)
+def _sentences_of(text: str) -> tuple[str, ...]:
     sentences: list[str] = []
     for block in _blocks(text):
         sentences.extend(_split_block(block))
-    return sentences
+    return tuple(sentences)
 
 
 def _blocks(text: str) -> list[str]:

@@ -29,7 +29,8 @@ _KEYS = {
     "evidence": ("evidence", "sentences", "ids"),
     "reasoning": ("reasoning", "reason", "rationale", "explanation"),
 }
-_ALL_KEYS = "|".join(name for names in _KEYS.values() for name in names)
+_FIELD_BY_KEY = {name: field for field, names in _KEYS.items() for name in names}
+_ALL_KEYS = "|".join(_FIELD_BY_KEY)
 _INLINE_KEY = re.compile(rf"\s+(?=(?:{_ALL_KEYS})\s*[:=])", re.I)
 _GRADE = re.compile(r"(?:final\s*score|grade)\s*(?:\(O\))?\s*[:=\-]?\s*\**\s*(\d+)", re.I)
 _YES_NO = re.compile(r"^\W*(?:answer\W*)*(yes|no)\b", re.I)
@@ -171,8 +172,7 @@ def _truncated_json_fields(text: str) -> dict[str, Any]:
 
 
 def _field_of(key: str) -> str | None:
-    key = key.strip().lower()
-    return next((field for field, names in _KEYS.items() if key in names), None)
+    return _FIELD_BY_KEY.get(key.strip().lower())
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from docket.relevance.types import Judgment, Pair
+from docket.runner.records import add_judgments
 from docket.store.base import Store
 from docket.store.claims import (
     DEFAULT_LEASE_S,
@@ -24,7 +25,6 @@ from docket.store.claims import (
     release,
     renew,
 )
-from docket.store.judgments import add_judgments
 
 Key = tuple[str, str]
 FLUSH_EVERY_S = 0.5

@@ -1,13 +1,10 @@
-"""One judging job end to end: judge, batch step, escalate, with progress."""
+"""One judging job end to end: judge, batch step, escalate, with a progress callback."""
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from docket.relevance.types import Judge, Pair
 from docket.runner.batches import Tally
@@ -42,32 +39,28 @@ def judge_job(
     judge: Judge,
     *,
     concurrency: int,
-    console: Console | None = None,
+    on_progress: Callable[[int], None] | None = None,
     required_reviews: int = 1,
-    label: str = "judging",
     retry_failed: bool = False,
-    total: int | None = None,
     executor: Executor | None = None,
 ) -> JobResult:
-    """Judge the unfinished pairs with a progress bar, finalize, and queue escalations.
+    """Judge the unfinished pairs, finalize, and queue escalations.
 
-    The model error that stopped a run (if any) is in ``outcome.error``; the batch step
-    and the escalation still run over what was finished, so nothing is lost.
+    ``on_progress`` is called with the number of input pairs settled so far (judged now,
+    judged before, failed) after each result and once at the end. The model error that
+    stopped a run (if any) is in ``outcome.error``; the batch step and the escalation
+    still run over what was finished, so nothing is lost.
     """
-    total = total if total is not None else _size(pairs)
     tally = Tally()
-    columns = (TextColumn(f"[bold]{label}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task(label, total=total)
-        outcome = asyncio.run(
-            run_judge_job(
-                store, job, pairs, judge,
-                concurrency=concurrency, retry_failed=retry_failed, tally=tally,
-                executor=executor,
-                on_result=lambda _pair, _judgment: progress.advance(task),
-            )
-        )  # fmt: skip
-        progress.update(task, completed=len(tally.seen) - outcome.busy)
+    report = on_progress or (lambda _done: None)
+    outcome = asyncio.run(
+        run_judge_job(
+            store, job, pairs, judge,
+            concurrency=concurrency, retry_failed=retry_failed, tally=tally,
+            executor=executor, on_result=lambda _pair, _judgment: report(_settled(tally)),
+        )
+    )  # fmt: skip
+    report(len(tally.seen) - outcome.busy)
     finalize_job(store, job, judge)
     results = StoredResults(store, job, frozenset(tally.seen))
     queued = enqueue_escalations(store, job, results.escalated(), required_reviews=required_reviews)
@@ -76,7 +69,12 @@ def judge_job(
     return JobResult(results, outcome, queued, failed)
 
 
-def _size(pairs: Iterable[Pair]) -> int | None:
+def _settled(tally: Tally) -> int:
+    return tally.judged + tally.failed + tally.skipped + tally.failed_before
+
+
+def input_size(pairs: Iterable[Pair]) -> int | None:
+    """How many pairs ``pairs`` holds, if it can tell without being read."""
     try:
         return len(pairs)  # type: ignore[arg-type]
     except TypeError:

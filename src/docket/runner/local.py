@@ -26,16 +26,11 @@ from docket.errors import ModelUnavailableError, RequestRefusedError
 from docket.fanout import bounded_each
 from docket.relevance.types import Judge, Judgment, Pair
 from docket.runner.batches import Claimer, Key, Tally, Writer, new_owner
+from docket.runner.records import judgment_from_record, pair_from_record, save_judgment
 from docket.runner.saving import SavingExecutor, SharedJob, judge_elsewhere
 from docket.store.base import Store
 from docket.store.claims import DEFAULT_LEASE_S, failed_pairs
-from docket.store.judgments import (
-    finished_keys,
-    judgment_from_record,
-    load_judgments,
-    pair_from_record,
-    save_judgment,
-)
+from docket.store.judgments import finished_keys, load_judgments
 
 log = logging.getLogger(__name__)
 OnResult = Callable[[Pair, Judgment | None], None]

@@ -1,51 +1,38 @@
-"""Database engine, declarative base and numbered, append-only schema migrations.
+"""Opening a store: engine, sessions, one-line database errors, and the schema brought up to date.
 
 SQLite (``docket.db``) by default; any SQLAlchemy URL otherwise (PostgreSQL via psycopg).
-Every package that persists something declares its tables on :class:`Base` in its own
-module and registers that module in ``TABLE_MODULES`` so ``open_store`` creates them.
+Tables are declared on :class:`~docket.store.schema.Base` in the store's table modules and
+come into a database only through the numbered ledger in :mod:`docket.store.migrations`,
+which :func:`open_store` applies (a database from a newer docket is refused).
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 
-from sqlalchemy import Engine, String, create_engine, event, func, inspect, make_url, select, text
+from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError, OperationalError
-from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.orm import Session, sessionmaker
 
 from docket.errors import StoreError
+from docket.store.migrations import migrate
+from docket.store.schema import Base, SchemaVersion, utcnow
 
-# Modules that declare tables on Base; imported before create_all.
-TABLE_MODULES = [
-    "docket.store.tables",
-    "docket.store.web_tables",
-    "docket.review.models",
-    "docket.adherence.models",
+__all__ = [
+    "Base",
+    "SchemaVersion",
+    "Store",
+    "check_sqlite_path",
+    "display_url",
+    "open_store",
+    "store_error",
+    "to_url",
+    "utcnow",
 ]
-
-
-class Base(DeclarativeBase):
-    """Declarative base shared by every docket table."""
-
-
-class SchemaVersion(Base):
-    """Which numbered migrations have been applied (append-only)."""
-
-    __tablename__ = "schema_version"
-    version: Mapped[int] = mapped_column(primary_key=True)
-    name: Mapped[str] = mapped_column(String(200))
-    applied_at: Mapped[datetime] = mapped_column(default=lambda: datetime.now(UTC))
-
-
-def utcnow() -> datetime:
-    """Timezone-aware now, used for every timestamp docket stores."""
-    return datetime.now(UTC)
 
 
 def to_url(db: str | Path) -> str:
@@ -194,13 +181,12 @@ def open_store(db: str | Path = "docket.db") -> Store:
         sessions = sessionmaker(
             engine.execution_options(sqlite_immediate=True), expire_on_commit=False
         )
-    for module in TABLE_MODULES:
-        importlib.import_module(module)
     try:
-        _refuse_newer_schema(engine, label)
-        Base.metadata.create_all(engine)
-        _apply_migrations(engine)
-    except (OperationalError, DatabaseError) as exc:
+        migrate(engine, label)
+    except OperationalError as exc:
+        error = store_error(label, exc)
+        raise StoreError(f"cannot open {error.message}", hint=error.hint) from exc
+    except DatabaseError as exc:
         raise StoreError(
             f"cannot open database {label}: {_first_line(exc)}", hint="check the --db setting"
         ) from exc
@@ -209,55 +195,3 @@ def open_store(db: str | Path = "docket.db") -> Store:
 
 def _first_line(exc: DBAPIError) -> str:
     return str(exc.orig).strip().splitlines()[0] if exc.orig else type(exc).__name__
-
-
-def _refuse_newer_schema(engine: Engine, label: str) -> None:
-    if not inspect(engine).has_table(SchemaVersion.__tablename__):
-        return
-    with engine.connect() as conn:
-        newest = conn.scalar(select(func.max(SchemaVersion.version)))
-    known = MIGRATIONS[-1][0]
-    if newest is not None and newest > known:
-        raise StoreError(
-            f"database {label} was written by a newer docket (schema {newest}; "
-            f"this docket knows schema {known})",
-            hint="upgrade docket (pip install -U docket) to use this database",
-        )
-
-
-# Numbered migrations for changes create_all cannot make (new columns on old tables).
-# Append only: (version, name, SQL statements). Version 1 is the initial schema.
-# (New tables, such as pair_claims, come from create_all and need no entry.)
-MIGRATIONS: list[tuple[int, str, list[str]]] = [
-    (1, "initial schema", []),
-    # Issue 11: both web apps keep sessions in web_sessions (created by create_all). The
-    # per-app session tables are dropped, not copied: their rows do not name the token
-    # that opened them, so revoking a token could not end them; users log in again.
-    (
-        2,
-        "web kit sessions",
-        ["DROP TABLE IF EXISTS review_web_sessions", "DROP TABLE IF EXISTS adherence_sessions"],
-    ),
-    # Issue 11: review counts and loads at 100,000 tasks without reading the payloads.
-    (
-        3,
-        "review indexes",
-        [
-            "CREATE INDEX IF NOT EXISTS ix_review_tasks_job_status ON review_tasks (job, status)",
-            "CREATE INDEX IF NOT EXISTS ix_review_decisions_task_reviewer"
-            " ON review_decisions (task_id, reviewer_id)",
-        ],
-    ),
-]
-
-
-def _apply_migrations(engine: Engine) -> None:
-    with Session(engine) as session:
-        applied = set(session.scalars(select(SchemaVersion.version)))
-        for version, name, statements in MIGRATIONS:
-            if version in applied:
-                continue
-            for statement in statements:
-                session.execute(text(statement))
-            session.add(SchemaVersion(version=version, name=name))
-        session.commit()

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy import JSON, Float, ForeignKey, Integer, String, Text, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from docket.store.base import Base, utcnow
+from docket.store.schema import Base, utcnow
 
 
 class Job(Base):

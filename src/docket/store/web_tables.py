@@ -12,7 +12,7 @@ from datetime import datetime
 from sqlalchemy import DateTime, String
 from sqlalchemy.orm import Mapped, mapped_column
 
-from docket.store.base import Base, utcnow
+from docket.store.schema import Base, utcnow
 
 
 class WebSessionRow(Base):

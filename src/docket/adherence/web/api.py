@@ -16,26 +16,30 @@ from typing import Annotated, Any
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.security import HTTPBearer
-from pydantic import BaseModel
-from sqlalchemy import select
-from sse_starlette.sse import EventSourceResponse
 
-from docket.adherence.models import VerificationResult, VerificationRun
-from docket.adherence.verify import Submission, Verifier
-from docket.adherence.verify.history import RateRow, feedback_stats, record_feedback
+from docket.adherence.verify import Verifier
 from docket.adherence.verify.service import (
     FeedbackRequest,
     RunWriter,
     VerifyRequest,
-    sse_events,
     verify_and_save,
 )
 from docket.adherence.verify.verdict import Verdict
+from docket.adherence.web.handlers import (
+    RuleInfo,
+    StatsResponse,
+    need_store,
+    rule_infos,
+    save_feedback,
+    stats_payload,
+    stream_verdict,
+    submission_of,
+)
+from docket.adherence.web.page import STATIC, register_page
 from docket.adherence.web.tokens import APP, VerifyTokens
-from docket.errors import InputError
 from docket.store.base import Store
 from docket.version import __version__
-from docket.web import Forbidden, HttpError, Viewer, WebKit, WebSettings, create_web_app
+from docket.web import Viewer, WebKit, WebSettings, create_web_app
 
 DEFAULT_MAX_CHARS = 1_000_000
 # A submission of 1,000,000 characters is up to ~4 MB of UTF-8, plus JSON quoting.
@@ -51,92 +55,6 @@ def require_token(request: Request, _scheme: Annotated[Any, Depends(bearer)]) ->
     """The caller behind the bearer token; 401 without a valid one (cookies do not count)."""
     kit: WebKit = request.app.state.kit
     return kit.require(request, cookie=False)
-
-
-def check_feedback_owner(store: Store, result_id: str, viewer: Viewer) -> None:
-    """Refuse (403) feedback on another user's result unless the caller is an admin."""
-    if viewer.is_admin:
-        return
-    with store.session() as session:
-        query = (
-            select(VerificationRun.annotator)
-            .join(VerificationResult, VerificationResult.run_id == VerificationRun.id)
-            .where(VerificationResult.id == result_id)
-        )
-        owner = session.scalars(query).first()
-    if owner is not None and owner != viewer.name:
-        raise Forbidden("this result belongs to another user", "answer flags on your own results")
-
-
-def save_feedback(store: Store, body: FeedbackRequest, viewer: Viewer) -> Any:
-    """Record feedback after the ownership check (see :func:`check_feedback_owner`)."""
-    check_feedback_owner(store, body.result_id, viewer)
-    return record_feedback(
-        store, body.result_id, body.action, viewer.name, body.reason, body.fixed_text
-    )
-
-
-class RuleInfo(BaseModel):
-    """A rule as the API lists it."""
-
-    id: str
-    tier: str
-    scope: str
-    text: str
-    version: str
-
-
-class StatsResponse(BaseModel):
-    """Accepted-and-fixed counts per rule and per tier."""
-
-    by_rule: list[dict[str, Any]]
-    by_tier: list[dict[str, Any]]
-
-
-def stats_payload(store: Store) -> StatsResponse:
-    """Feedback statistics with the accepted-and-fixed rate included."""
-    by_rule, by_tier = feedback_stats(store)
-
-    def dump(row: RateRow) -> dict[str, Any]:
-        return {**row.model_dump(), "responses": row.responses, "accepted_rate": row.accepted_rate}
-
-    return StatsResponse(by_rule=[dump(r) for r in by_rule], by_tier=[dump(r) for r in by_tier])
-
-
-def submission_of(request: VerifyRequest, max_chars: int) -> Submission:
-    """Validate size and turn index; 413 / 422 on bad input."""
-    if request.size() > max_chars:
-        raise HttpError(
-            413, f"the submission has more than {max_chars} characters of text", "send less text"
-        )
-    try:
-        return request.submission()
-    except InputError as exc:
-        raise HttpError(422, exc.message, exc.hint) from exc
-
-
-def need_store(request: Request) -> Store:
-    """The app's store; 503 when the server runs without one."""
-    store = request.app.state.store
-    if store is None:
-        raise HttpError(503, "this server runs without a store", "start the server with --db")
-    return store
-
-
-def stream_verdict(
-    body: VerifyRequest, request: Request, source: str, annotator: str
-) -> EventSourceResponse:
-    """Verify ``body``, sending each rule's result as a Server-Sent Event; save the run.
-
-    Args:
-        body: the submission to verify (413 / 422 on bad input, see :func:`submission_of`).
-        request: the HTTP request; its app holds the verifier, store and size limit.
-        source: where the run came from, as saved (``api`` or ``page``).
-        annotator: the caller's name, as saved.
-    """
-    submission = submission_of(body, request.app.state.max_chars)
-    writer = RunWriter(request.app.state.store, source=source, annotator=annotator)
-    return EventSourceResponse(sse_events(request.app.state.verifier, submission, writer), ping=15)
 
 
 def _register_v1(app: FastAPI) -> None:
@@ -189,16 +107,6 @@ def _register_v1(app: FastAPI) -> None:
         return stats_payload(need_store(request))
 
 
-def rule_infos(verifier: Verifier) -> list[RuleInfo]:
-    """The verifier's rules for listing."""
-    return [
-        RuleInfo(
-            id=r.id, tier=r.tier, scope=r.scope.describe(), text=r.text, version=str(r.version)
-        )
-        for r in verifier.ruleset.rules
-    ]
-
-
 def create_app(
     verifier: Verifier,
     *,
@@ -219,8 +127,6 @@ def create_app(
         max_chars: largest submission accepted (characters of text), else 413.
         settings: the web kit's limits and policy (default: :data:`DEFAULT_SETTINGS`).
     """
-    from docket.adherence.web.page import STATIC, register_page
-
     kit = WebKit(APP, store, VerifyTokens(tokens, admins), settings or DEFAULT_SETTINGS)
     app = create_web_app(
         kit,

@@ -16,6 +16,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
 from docket.adherence.verify.service import FeedbackRequest, VerifyRequest
+from docket.adherence.web.handlers import (
+    need_store,
+    rule_infos,
+    save_feedback,
+    stats_payload,
+    stream_verdict,
+)
 from docket.web import HttpError, NotAuthenticated, Viewer, WebKit, templates
 
 HERE = Path(__file__).parent
@@ -81,14 +88,6 @@ def _register_login(app: FastAPI) -> None:
 
 
 def _register_annotate(app: FastAPI) -> None:
-    from docket.adherence.web.api import (
-        need_store,
-        rule_infos,
-        save_feedback,
-        stats_payload,
-        stream_verdict,
-    )
-
     @app.get("/annotate", response_class=HTMLResponse, include_in_schema=False)
     def annotate(request: Request) -> Response:
         viewer = _kit(request).viewer(request, bearer=False)

@@ -16,7 +16,7 @@ from docket.review.item import item_view
 from docket.review.listing import QueueQuery, next_task, queue_view
 from docket.review.models import Reviewer
 from docket.review.stats import by_job, job_counts, review_stats
-from docket.review.web.app import respond
+from docket.review.web.respond import respond
 from docket.store.base import Store
 from docket.web import Viewer, WebKit, require_admin, wants_json
 

@@ -1,0 +1,189 @@
+"""Imports flow one way: the store and the LLM layer at the bottom, engines below the runner.
+
+Read from the source with ``ast`` (nothing is imported), so a forbidden import fails here
+even in a function body that no other test runs.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+# What a package may import of docket, besides itself (every import, lazy ones too).
+ALLOWED = {
+    "docket.store": {"docket.errors", "docket.version", "docket.config"},
+    "docket.llm": {"docket.errors", "docket.config"},
+}
+# What an engine package never imports.
+FORBIDDEN = {
+    "docket.relevance": {"docket.cli", "docket.runner", "docket.web", "docket.review"},
+    "docket.adherence.verify": {"docket.cli", "docket.runner", "docket.web", "docket.review"},
+}
+# Circles closed only by imports inside functions (a registry that loads providers by
+# name, a plot module and an optional dataset reader loaded on demand). No new one may
+# appear; a fixed one should leave this list.
+KNOWN_LAZY_CIRCLES = {
+    frozenset({"docket.llm.provider", "docket.llm.fake", "docket.llm.local",
+               "docket.llm.openai_compat"}),
+    frozenset({"docket.relevance.evaluate", "docket.relevance.evaluate_plot"}),
+    frozenset({"docket.ir.formats", "docket.ir.corpus", "docket.ir.irds"}),
+}  # fmt: skip
+
+
+def _name(path: Path) -> str:
+    parts = list(path.relative_to(SRC).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {_name(path): path for path in (SRC / "docket").rglob("*.py")}
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements run at import time (``if TYPE_CHECKING`` blocks never run)."""
+    for node in body:
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            continue
+        yield node
+        if isinstance(node, ast.If | ast.Try | ast.With):
+            for block in ("body", "orelse", "finalbody"):
+                yield from _top_level(getattr(node, block, []))
+            for handler in getattr(node, "handlers", []):
+                yield from _top_level(handler.body)
+
+
+def imports_of(module: str, *, lazy: bool) -> set[str]:
+    """The docket modules ``module`` imports (with ``lazy``: in function bodies too)."""
+    path = MODULES[module]
+    return imports_in(path.read_text(), module, package=path.name == "__init__.py", lazy=lazy)
+
+
+def imports_in(source: str, module: str, *, package: bool, lazy: bool) -> set[str]:
+    """The docket modules the source of ``module`` imports (``package``: an ``__init__``)."""
+    tree = ast.parse(source)
+    nodes = ast.walk(tree) if lazy else _top_level(tree.body)
+    package_name = module if package else module.rpartition(".")[0]
+    found: set[str] = set()
+    for node in nodes:
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:  # relative: from the package, one level up per extra dot
+                parts = package_name.split(".")
+                anchor = parts[: len(parts) - node.level + 1]
+                base = ".".join([*anchor, *([node.module] if node.module else [])])
+            # ``from package import submodule`` depends on the submodule
+            found |= {f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base
+                      for a in node.names}  # fmt: skip
+    return {name for name in found if name.split(".")[0] == "docket"} - {module}
+
+
+def _within(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def test_the_store_and_the_llm_layer_import_nothing_above_them() -> None:
+    wrong = [
+        f"{module} imports {name}"
+        for package, allowed in ALLOWED.items()
+        for module in MODULES
+        if _within(module, package)
+        for name in imports_of(module, lazy=True)
+        if not _within(name, package) and not any(_within(name, a) for a in allowed)
+    ]
+    assert wrong == []
+
+
+def test_engines_never_import_the_cli_the_runner_or_web_modules() -> None:
+    wrong = [
+        f"{module} imports {name}"
+        for package, forbidden in FORBIDDEN.items()
+        for module in MODULES
+        if _within(module, package)
+        for name in imports_of(module, lazy=True)
+        if any(_within(name, f) for f in forbidden)
+    ]
+    assert wrong == []
+
+
+def circles(*, lazy: bool) -> set[frozenset[str]]:
+    """Every set of modules that import each other (strongly connected, more than one)."""
+    graph = {m: {n for n in imports_of(m, lazy=lazy) if n in MODULES} for m in MODULES}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: set[frozenset[str]] = set()
+
+    def visit(node: str) -> None:  # Tarjan's algorithm
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            members = {stack.pop()}
+            while node not in members:
+                members.add(stack.pop())
+            if len(members) > 1:
+                found.add(frozenset(members))
+
+    for node in graph:
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_modules_import_each_other_at_import_time() -> None:
+    assert circles(lazy=False) == set()
+
+
+def test_no_new_circle_closes_through_imports_inside_functions() -> None:
+    assert circles(lazy=True) - KNOWN_LAZY_CIRCLES == set()
+
+
+def test_the_reader_finds_relative_submodule_and_lazy_imports() -> None:
+    # The checks above pass on a clean tree; this shows what they see.
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "from . import tables\n"
+        "from ..relevance import types\n"
+        "if TYPE_CHECKING:\n"
+        "    import docket.cli\n"
+        "def f():\n"
+        "    from docket.runner.records import pair_from_record\n"
+    )
+    at_import = {"docket.store.tables", "docket.relevance.types"}
+    assert imports_in(source, "docket.store.x", package=False, lazy=False) == at_import
+    assert imports_in(source, "docket.store.x", package=False, lazy=True) == at_import | {
+        "docket.cli",
+        "docket.runner.records",
+    }
+
+
+def _third_party_imports(module: str) -> set[str]:
+    tree = ast.parse(MODULES[module].read_text())
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_the_batch_loop_and_the_engines_report_progress_without_rich() -> None:
+    # Progress leaves them through callbacks; only the CLI draws bars (cli/progress.py).
+    quiet = ("docket.runner", "docket.fanout", "docket.relevance", "docket.adherence.verify")
+    wrong = [
+        module
+        for module in MODULES
+        if any(_within(module, package) for package in quiet)
+        and "rich" in _third_party_imports(module)
+    ]
+    assert wrong == []
+    assert "rich" in _third_party_imports("docket.cli.progress")  # the reader sees it
