@@ -102,7 +102,11 @@ class JudgeWorker:
             owner=shared.batch_owner(number), retry_failed=shared.retry_failed,
             lease_s=shared.lease_s, filtered=True, on_result=on_result,
         )  # fmt: skip
-        return BatchReport(outcome, finished, sum_usage(j.usage for j in judgments))
+        usage = sum_usage(j.usage for j in judgments)
+        return BatchReport(
+            outcome.judged, outcome.failed, outcome.skipped, outcome.busy, outcome.error,
+            finished, usage,
+        )  # fmt: skip
 
     def pid(self) -> int:
         """The worker's process id (tests kill it)."""
@@ -186,8 +190,8 @@ class RayExecutor:
         ):
             self._count(report.usage)
             yield chunk, report
-            if report.outcome.error is not None:
-                raise report.outcome.error
+            if report.error is not None:
+                raise report.error
 
     def _count(self, usage: dict[str, float]) -> None:
         self.usage.merge(Usage(**{k: usage.get(k, 0) for k in vars(self.usage)}))

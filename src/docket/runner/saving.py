@@ -10,19 +10,14 @@ machines write to one PostgreSQL store at once.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from docket.errors import ModelUnavailableError
 from docket.relevance.types import Judgment, Pair
 from docket.runner.batches import Key, Tally
 from docket.store.base import Store
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
-    from docket.runner.local import JobOutcome
 
 
 @dataclass(frozen=True)
@@ -49,13 +44,22 @@ class SharedJob:
 
 @dataclass(frozen=True)
 class BatchReport:
-    """What a worker did with one batch: the run's counts, the keys it finished, its usage.
+    """What a worker did with one batch.
 
-    ``usage`` adds up the finished judgments' usage (calls, tokens, retries), so the
-    driver can report what the run cost although the calls were made elsewhere.
+    Attributes:
+        judged, failed, skipped, busy: the batch's pairs judged and saved, refused by the
+            server, judged elsewhere meanwhile, and held by another live worker.
+        error: the model failure that stopped the batch, if any.
+        finished: keys of the pairs judged or failed, in the order they finished.
+        usage: the finished judgments' usage added up (calls, tokens, retries), so the
+            driver can report what the run cost although the calls were made elsewhere.
     """
 
-    outcome: JobOutcome
+    judged: int
+    failed: int
+    skipped: int
+    busy: int
+    error: ModelUnavailableError | None
     finished: list[Key]
     usage: dict[str, float]
 
@@ -90,7 +94,7 @@ async def judge_elsewhere(
     """Add up what the workers saved; ``on_result`` gets each finished pair (no judgment)."""
     try:
         async for chunk, report in executor.saved(store, shared, pairs, concurrency):
-            _add(tally, report.outcome)
+            _add(tally, report)
             finished = set(report.finished)
             for pair in chunk:
                 if on_result is not None and pair.key in finished:
@@ -100,8 +104,8 @@ async def judge_elsewhere(
     return None
 
 
-def _add(tally: Tally, outcome: JobOutcome) -> None:
-    tally.judged += outcome.judged
-    tally.failed += outcome.failed
-    tally.skipped += outcome.skipped  # judged elsewhere since the driver read the job
-    tally.busy += outcome.busy
+def _add(tally: Tally, report: BatchReport) -> None:
+    tally.judged += report.judged
+    tally.failed += report.failed
+    tally.skipped += report.skipped  # judged elsewhere since the driver read the job
+    tally.busy += report.busy
