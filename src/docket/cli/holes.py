@@ -9,7 +9,8 @@ import typer
 from rich.table import Table
 
 from docket.cli.common import escape, id_column, out
-from docket.cli.holes_fill import DepthOpt, IndexOpt, register
+from docket.cli.holes_fill import DepthOpt, IndexOpt, fill_command
+from docket.cli.holes_simulate import simulate_command
 from docket.cli.ir_common import (
     GradesOpt,
     MoreRuns,
@@ -117,4 +118,5 @@ def compose_command(
     out.print(f"{count_judgments(composed)} judgments ({level}) written to {escape(out_qrels)}")
 
 
-register(app)
+app.command("fill")(fill_command)
+app.command("simulate")(simulate_command)

@@ -1,4 +1,4 @@
-"""``docket holes fill`` and ``docket holes simulate``: judge pooled pairs through the store.
+"""``docket holes fill``: judge pooled pairs through the store (``holes simulate`` shares it).
 
 Both commands judge like ``docket judge``: every judgment is stored in a job (resumable,
 escalations queued for review, reviewers' decisions applied), with the same judge options
@@ -30,10 +30,8 @@ from docket.cli.ir_common import (
     QrelsOpt,
     RelLevelOpt,
     RunsOpt,
-    fmt,
     load_qrels,
     load_runs,
-    write_json,
 )
 from docket.cli.progress import progress_meter
 from docket.config import Settings, load_settings
@@ -43,7 +41,6 @@ from docket.ir.formats import count_judgments, write_qrels
 from docket.ir.holes import find_holes, pool
 from docket.ir.provenance import LEVELS, write_provenance
 from docket.ir.queries import read_queries
-from docket.ir.simulate import SimulationReport, plan_simulation, score_simulation
 from docket.relevance import JudgeOptions
 from docket.relevance.types import Judge, Judgment, Pair
 
@@ -258,86 +255,3 @@ def _print_skipped(pairs: PairSet) -> None:
 def _pooled_judged(original: dict, systems: Sequence, depth: int) -> list[tuple[str, str]]:
     pooled = pool(systems, depth, sorted(original))
     return [(q, d) for q, docs in pooled.items() for d in docs if d in original[q]]
-
-
-def simulate_command(
-    qrels: QrelsOpt,
-    corpus: CorpusOpt,
-    queries: QueriesOpt,
-    runs: RunsOpt = None,
-    more_runs: MoreRuns = None,
-    fraction: Annotated[float, typer.Option(help="share of judged pairs to drop")] = 0.3,
-    seed: Annotated[int, typer.Option(help="random seed of the drop")] = 0,
-    depth: Annotated[
-        int | None, typer.Option(help="drop only judged pairs in the top-k pool")
-    ] = None,
-    measure: Annotated[str, typer.Option(help="measure that ranks systems")] = "nDCG@10",
-    corpus_index: IndexOpt = None,
-    topic_field: TopicFieldOpt = "title",
-    method: MethodOpt = "dream",
-    model: ModelOpt = None,
-    rounds: RoundsOpt = 2,
-    adjudicator: AdjudicatorOpt = None,
-    concurrency: ConcurrencyOpt = None,
-    cache: CacheOpt = None,
-    executor: ExecutorOpt = None,
-    ray_address: RayAddressOpt = None,
-    ray_workers: RayWorkersOpt = None,
-    retry_failed: RetryFailedOpt = False,
-    db: DbOpt = None,
-    job: Annotated[
-        str | None, typer.Option(help="job name (default: simulate-<qrels>-<method>-<seed>)")
-    ] = None,
-    rel_level: RelLevelOpt = 1,
-    grades: GradesOpt = None,
-    out_path: Annotated[Path | None, typer.Option("--out", help="write the report as JSON")] = None,
-) -> None:
-    """Drop judged pairs, refill them with a method, report agreement and ranking stability."""
-    setup = make_judge(
-        method, db, model=model, concurrency=concurrency, cache=cache, rounds=rounds,
-        adjudicator=adjudicator, agent_model=None, executor=executor, ray_address=ray_address,
-        ray_workers=ray_workers, retry_failed=retry_failed,
-    )  # fmt: skip
-    original = load_qrels(qrels, grades)
-    systems = load_runs(runs, more_runs)
-    kept, dropped = plan_simulation(original, systems, fraction, seed, depth)
-    texts = read_queries(queries, topic_field)
-    pairs = build_pairs(dropped, texts, open_corpus(corpus, corpus_index), original, rel_level)
-    name = job or f"simulate-{qrels.stem}-{method}-{seed}"
-    stored = judge_in_store(pairs.pairs, setup, name, str(qrels))
-    report = score_simulation(
-        original, kept, dropped, stored.judgments, systems, fraction=fraction, seed=seed,
-        measure=measure, rel_level=rel_level, skipped=_skipped(pairs),
-    )  # fmt: skip
-    if out_path is not None:
-        write_json(report.model_dump(mode="json"), out_path)
-    _print_simulation(report, name)
-    stored.print_failed()
-
-
-def _skipped(pairs: PairSet) -> int:
-    return len(pairs.missing_queries) + len(pairs.missing_documents)
-
-
-def _print_simulation(report: SimulationReport, job: str) -> None:
-    out.print(
-        f"dropped {report.dropped} judged pairs (fraction {report.fraction}, seed {report.seed}); "
-        f"{report.judged} relabelled, {report.escalated} escalated, {report.skipped} skipped "
-        f"(job {escape(job)})"
-    )
-    out.print(
-        f"label agreement: kappa {fmt(report.kappa)}, balanced accuracy "
-        f"{fmt(report.balanced_accuracy)}; confusion {report.confusion}",
-        markup=False,
-    )
-    for comparison in report.rankings:
-        out.print(
-            f"{comparison.variant} vs full qrels ({report.measure}): tau {fmt(comparison.tau)}, "
-            f"tau_AP {fmt(comparison.tau_ap)}, {comparison.changed} systems changed rank"
-        )
-
-
-def register(app: typer.Typer) -> None:
-    """Add ``fill`` and ``simulate`` to the ``docket holes`` group."""
-    app.command("fill")(fill_command)
-    app.command("simulate")(simulate_command)
