@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from docket.cli.main import app, main
+from docket.errors import RequestRefusedError
 from docket.llm.fake import register_fake
 from docket.llm.types import Request
 from docket.review.auth import add_reviewer
@@ -159,3 +160,31 @@ def test_simulate_stores_its_judgments_and_resumes(bench, tmp_path: Path) -> Non
     again = runner.invoke(app, [str(a) for a in args])
     assert again.exit_code == 0 and CALLS["n"] == calls
     assert again.output.splitlines()[-3:] == result.output.splitlines()[-3:]
+
+
+def _refuse_d9(request: Request) -> str:
+    """As ``_zebra``, but the server refuses the pairs of document d9 (context too long)."""
+    if "Passage d9." in request.prompt_text and not REFUSALS["fixed"]:
+        raise RequestRefusedError("context length exceeded")
+    return _zebra(request)
+
+
+REFUSALS = {"fixed": False}
+REFUSING = register_fake("holes-refuse-d9", _refuse_d9)
+
+
+def test_fill_names_refused_pairs_and_retries_them_when_asked(bench, tmp_path: Path) -> None:
+    args = ["--model", REFUSING, "--job", "refused"]
+    first = _fill(bench, tmp_path, *args)
+    # q1 and q2 both pool d9: each is named with the reason, and not judged.
+    assert "failed (q1, d9): context length exceeded" in first
+    assert "failed (q2, d9)" in first and "2 failed pairs are not judged" in first
+    assert "judged 4 pairs now" in first
+    again = _fill(bench, tmp_path, *args)  # a plain rerun leaves them failed
+    assert "judged 0 pairs now" in again and "2 failed pairs are not judged" in again
+    REFUSALS["fixed"] = True
+    try:
+        retried = _fill(bench, tmp_path, *args, "--retry-failed")
+    finally:
+        REFUSALS["fixed"] = False
+    assert "judged 2 pairs now, 4 already in the store" in retried and "failed" not in retried
