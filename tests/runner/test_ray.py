@@ -121,6 +121,33 @@ def test_killing_a_worker_mid_job_still_completes(local_ray, tmp_path: Path) -> 
     assert 2 * len(PAIRS) <= calls <= 2 * len(PAIRS) + 2 * 8
 
 
+def test_a_model_error_in_an_actor_stops_the_job_as_locally(local_ray, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from docket.runner.ray_executor import RayExecutor
+
+    options = JudgeOptions.checked(method="dream")
+    errors = []
+    with serve(lambda _body: Reply(401, {"error": {"message": "bad key"}})) as server:
+        settings = Settings(model=server.model(), cache="off")
+        executors = [None, RayExecutor(partial(make_judge, options, settings), batch=4)]
+        for number, executor in enumerate(executors):
+            store = open_store(tmp_path / f"{number}.db")
+            with store.session() as session:
+                upsert_job(session, name="j", method="dream", model="m", options={}, source="t")
+            judge = make_judge(options, settings)
+            try:
+                outcome = asyncio.run(
+                    run_judge_job(store, "j", PAIRS, judge, concurrency=8, executor=executor)
+                )
+            finally:
+                if executor is not None:
+                    executor.stop()
+            errors.append(outcome.error)
+    local, remote = errors
+    # The actor's error itself (with its hint), not Ray's wrapper with a remote traceback.
+    assert type(remote) is type(local) and remote.one_line() == local.one_line()
+    assert local.hint and "Traceback" not in remote.one_line()
+
+
 def _zebra(body: dict) -> Reply | str:
     """Holes: relevant iff the chunk mentions zebras; stances split on 'ambiguous'; d9 refused."""
     chunk = body["messages"][-1]["content"].split("<chunk>", 1)[1].split("</chunk>", 1)[0]

@@ -28,7 +28,7 @@ from typing import Any
 
 from platformdirs import user_cache_dir
 
-from docket.errors import MissingDependencyError
+from docket.errors import DocketError, MissingDependencyError
 from docket.fanout import bounded_each, bounded_map
 from docket.llm.usage import Usage
 from docket.relevance.records import sum_usage
@@ -152,7 +152,7 @@ class RayExecutor:
 
         async def run(chunk: list[Pair]) -> list[Outcome]:
             actor = actors[next(turn) % len(actors)]
-            return await actor.judge_batch.remote(chunk)
+            return await _result(actor.judge_batch.remote(chunk))
 
         chunks = _chunks(pairs, self.batch)
         async for _, outcomes in bounded_each(chunks, run, limit=self._in_flight(concurrency)):
@@ -178,9 +178,8 @@ class RayExecutor:
             number, chunk = numbered
             owner = shared.batch_owner(number)
             self.pending[owner] = (store, shared.job)
-            report = await actors[number % len(actors)].save_batch.remote(
-                url, shared, chunk, number
-            )
+            actor = actors[number % len(actors)]
+            report = await _result(actor.save_batch.remote(url, shared, chunk, number))
             del self.pending[owner]
             return chunk, report
 
@@ -215,6 +214,21 @@ class RayExecutor:
             with store.session() as session:
                 release(session, job, owner)
         self.pending.clear()
+
+
+async def _result(call: Any) -> Any:
+    """The result of a Ray call; a docket error raised in the actor comes back as itself.
+
+    Ray wraps it in a ``RayTaskError`` whose ``one_line`` loses the hint and whose text
+    carries the actor's traceback; the CLI prints the original's one line instead.
+    """
+    ray = import_ray()
+    try:
+        return await call
+    except ray.exceptions.RayTaskError as exc:
+        if isinstance(exc.cause, DocketError):
+            raise exc.cause from None
+        raise
 
 
 def _chunks(pairs: Iterable[Pair], size: int) -> Iterator[list[Pair]]:
