@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -236,6 +237,24 @@ def run_docket(server: MockServer, pairs: Path, db: Path, method: str, c: int | 
     return result
 
 
+def fresh(db: Path) -> Path:
+    """``db`` with any earlier run's files removed (a repeated run must judge again)."""
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{db}{suffix}").unlink(missing_ok=True)
+    return db
+
+
+def best_of(repeat: int, run: Callable[[], dict]) -> dict:
+    """The fastest of ``repeat`` runs (each on a fresh store): a shared machine only ever
+    slows a run down, so the fastest one is the closest to what the code can do."""
+    results = []
+    for _ in range(max(1, repeat)):
+        result = run()
+        result["repeats"] = repeat
+        results.append(result)
+    return min(results, key=lambda result: result["wall_s"])
+
+
 def run_cli_rerun(server: MockServer, pairs: Path, db: Path) -> dict:
     """``docket judge`` on a finished job, as a user reruns it: summary included."""
     server.reset()
@@ -333,6 +352,7 @@ def print_table(rows: list[dict]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--repeat", type=int, default=1, help="runs per rate row (fastest kept)")
     parser.add_argument("--big-only", action="store_true", help="only the 100k rows")
     parser.add_argument("--serve", type=int)
     parser.add_argument("--latency", type=float, default=0.2)
@@ -349,10 +369,10 @@ def main() -> None:
     if args.worker:
         worker(args)
         return
-    benchmark(args.quick, args.big_only)
+    benchmark(args.quick, args.big_only, args.repeat)
 
 
-def benchmark(quick: bool, big_only: bool = False) -> None:
+def benchmark(quick: bool, big_only: bool = False, repeat: int = 1) -> None:
     # 20,000 pairs: at C = 256 the start (input check, connections, first round trip) is a
     # few percent of the run, as in a long job; the steady share leaves it out entirely.
     n_rate, n_big, n_seq = (1000, 10_000, 20) if quick else (20_000, 100_000, 50)
@@ -375,7 +395,10 @@ def benchmark(quick: bool, big_only: bool = False) -> None:
             )
             for method, c in (("single", None), ("single", 256), ("dream", 256)):
                 name = f"docket {method}, " + ("defaults" if c is None else f"max_in_flight={c}")
-                result = run_docket(server, small, folder / f"{method}-{c}.db", method, c)
+                db = folder / f"{method}-{c}.db"
+                result = best_of(
+                    repeat, lambda db=db, m=method, c=c: run_docket(server, small, fresh(db), m, c)
+                )
                 rows.append(
                     row(name, result, n_rate, result["server"]["peak"] if c is None else c, latency)
                 )
