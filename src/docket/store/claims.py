@@ -11,15 +11,13 @@ IMMEDIATE``).
 
 from __future__ import annotations
 
-import math
-import threading
 import time
 from collections.abc import Sequence
 
 from sqlalchemy import and_, bindparam, delete, or_, select, tuple_, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
-from docket.store.bulk import insert_new_rows
 from docket.store.tables import PairClaim
 
 Key = tuple[str, str]
@@ -51,34 +49,17 @@ def claim(
     if not keys:
         return set()
     now = time.time()
-    until = _fresh_deadline(now + lease_s)
-    table = PairClaim.__table__
+    until = now + lease_s
     rows = [
         {"job": job, "qid": q, "docid": d, "owner": owner, "expires_at": until} for q, d in keys
     ]
-    # A plain executemany (no RETURNING): the rows this call inserted are the ones with
-    # its owner and its deadline, which no other call of this owner has.
-    insert_new_rows(session, table, rows)
-    mine = select(table.c.qid, table.c.docid).where(
-        table.c.job == job, table.c.owner == owner, table.c.expires_at == until
-    )
-    held = {tuple(row) for row in session.execute(mine)}
+    insert = postgresql.insert if session.bind.dialect.name == "postgresql" else sqlite.insert
+    new = insert(PairClaim).on_conflict_do_nothing().returning(PairClaim.qid, PairClaim.docid)
+    held = {tuple(row) for row in session.execute(new, rows)}
     if len(held) < len(keys):
         held |= _take_over(session, job, [k for k in keys if k not in held], owner, until, now,
                            retry_failed)  # fmt: skip
     return held  # type: ignore[return-value]
-
-
-_last_deadline = 0.0
-_deadline_lock = threading.Lock()
-
-
-def _fresh_deadline(at: float) -> float:
-    """``at``, or just after the last deadline handed out in this process if that is later."""
-    global _last_deadline
-    with _deadline_lock:
-        _last_deadline = max(at, math.nextafter(_last_deadline, math.inf))
-        return _last_deadline
 
 
 def _take_over(

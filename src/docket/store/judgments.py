@@ -11,12 +11,12 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sqlalchemy import func, select, tuple_
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from docket.errors import ConfigError
 from docket.store.base import utcnow
-from docket.store.bulk import insert_new_rows
 from docket.store.tables import Job, JudgmentRecord
 from docket.version import __version__
 
@@ -86,9 +86,12 @@ def add_judgment_rows(session: Session, job: str, rows: Sequence[dict[str, Any]]
     """
     if not rows:
         return
+    dialect = session.bind.dialect.name if session.bind else ""
+    insert = postgresql.insert if dialect == "postgresql" else sqlite.insert
+    stmt = insert(JudgmentRecord.__table__).on_conflict_do_nothing()  # Core: no ORM bulk path
     now = utcnow()
     stamp = {"job": job, "docket_version": __version__, "created_at": now, "updated_at": now}
-    insert_new_rows(session, JudgmentRecord.__table__, [{**row, **stamp} for row in rows])
+    session.execute(stmt, [{**row, **stamp} for row in rows])
 
 
 def count_judgments(session: Session, job: str) -> int:

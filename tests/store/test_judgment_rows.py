@@ -1,4 +1,4 @@
-"""Bulk inserts at the driver's speed store exactly what SQLAlchemy's own insert stores."""
+"""The runner's batched judgment insert stores exactly what the ORM stores for one record."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import pytest
 from sqlalchemy import select
 
 from docket.store import open_store, upsert_job
-from docket.store.bulk import insert_new_rows
 from docket.store.judgments import add_judgment_rows, put_judgment
-from docket.store.tables import JudgmentRecord, PairClaim
+from docket.store.tables import JudgmentRecord
 
 ROW = {
     "qid": "q1", "docid": "d1", "query": "how long to boil an egg",
@@ -28,7 +27,7 @@ ROW = {
 @pytest.fixture(params=["sqlite", "postgresql"])
 def url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
     if request.param == "sqlite":
-        return f"sqlite:///{tmp_path / 'bulk.db'}"
+        return f"sqlite:///{tmp_path / 'rows.db'}"
     if "DOCKET_TEST_POSTGRES_URL" not in os.environ:
         pytest.skip("PostgreSQL not started (make test starts it)")
     from tests.pg_helpers import pg_schema_url
@@ -42,35 +41,29 @@ def _record(session, job: str) -> dict:  # type: ignore[no-untyped-def]
     return {k: v for k, v in values.items() if k not in ("id", "job")}
 
 
-def test_bulk_rows_read_back_as_the_orm_stores_them(url: str) -> None:
+def test_batched_rows_read_back_as_the_orm_stores_them(url: str) -> None:
     store = open_store(url)
     with store.session() as session:
-        for job in ("orm", "bulk"):
+        for job in ("orm", "batch"):
             upsert_job(session, name=job, method="dream", model="m", options={}, source="")
         put_judgment(session, "orm", dict(ROW))
-        add_judgment_rows(session, "bulk", [dict(ROW)])
+        add_judgment_rows(session, "batch", [dict(ROW)])
     with store.read_session() as session:
-        orm, bulk = _record(session, "orm"), _record(session, "bulk")
+        orm, batch = _record(session, "orm"), _record(session, "batch")
     for stamp in ("created_at", "updated_at"):  # both are datetimes, a moment apart
-        assert type(orm.pop(stamp)) is type(bulk.pop(stamp))
-    assert bulk == orm
-    assert bulk["transcript"] == ROW["transcript"] and bulk["text"] == ROW["text"]
+        assert type(orm.pop(stamp)) is type(batch.pop(stamp))
+    assert batch == orm
+    assert batch["transcript"] == ROW["transcript"] and batch["text"] == ROW["text"]
     store.close()
 
 
-def test_existing_rows_stay_and_defaults_are_filled(url: str) -> None:
+def test_a_pair_that_has_a_record_keeps_it(url: str) -> None:
     store = open_store(url)
     with store.session() as session:
         upsert_job(session, name="j", method="dream", model="m", options={}, source="")
         add_judgment_rows(session, "j", [dict(ROW)])
         add_judgment_rows(session, "j", [{**ROW, "label": 0}, {**ROW, "docid": "d2"}])
-        insert_new_rows(
-            session, PairClaim.__table__,
-            [{"job": "j", "qid": "q1", "docid": "d1", "owner": "w", "expires_at": 5.0}],
-        )  # fmt: skip
     with store.read_session() as session:
         labels = dict(session.execute(select(JudgmentRecord.docid, JudgmentRecord.label)).all())
-        claim = session.get(PairClaim, ("j", "q1", "d1"))
         assert labels == {"d1": 1, "d2": 1}  # the first record of d1 won
-        assert claim is not None and claim.attempts == 0 and claim.failed is None
     store.close()
