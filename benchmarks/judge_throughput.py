@@ -180,6 +180,7 @@ def worker(args: argparse.Namespace) -> None:
     from docket.store import open_store, upsert_job
 
     start_cpu, start = time.process_time(), time.perf_counter()  # imports excluded
+    started_at = time.time()  # wall clock: comparable across the processes of one job
     options = JudgeOptions.checked(method=args.method)
     models: dict[str, Model] = {}
 
@@ -205,6 +206,7 @@ def worker(args: argparse.Namespace) -> None:
     rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(json.dumps({"wall_s": wall, "cpu_s": cpu, "calls": calls, "judged": outcome.judged,
                       "skipped": outcome.skipped, "rss_mib": rss_mib,
+                      "started_at": started_at, "ended_at": time.time(),
                       "steady_pairs_per_s": steady_rate(finished)}))  # fmt: skip
 
 
@@ -235,6 +237,34 @@ def run_docket(server: MockServer, pairs: Path, db: Path, method: str, c: int | 
     result = json.loads(_run(command).stdout.strip().splitlines()[-1])
     result["server"] = server.stats()
     return result
+
+
+def run_shared(
+    server: MockServer, pairs: Path, db: Path, method: str, c: int, processes: int
+) -> dict:
+    """``processes`` docket workers on one job and one store, ``c // processes`` calls in
+    flight each: they share the pairs through claims, as several ``docket judge`` do."""
+    server.reset()
+    share = c // processes
+    command = [sys.executable, __file__, "--worker", "--pairs", str(pairs), "--db", str(db),
+               "--method", method, "--model", server.model(share), "--concurrency", str(share)]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    workers = [
+        subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+        )
+        for _ in range(processes)
+    ]
+    parts = []
+    for worker in workers:
+        out, err = worker.communicate(timeout=3600)
+        if worker.returncode != 0:
+            raise SystemExit(f"failed: {' '.join(command)}\n{err[-3000:]}")
+        parts.append(json.loads(out.strip().splitlines()[-1]))
+    wall = max(p["ended_at"] for p in parts) - min(p["started_at"] for p in parts)
+    return {"wall_s": wall, "cpu_s": sum(p["cpu_s"] for p in parts),
+            "calls": sum(p["calls"] for p in parts), "judged": sum(p["judged"] for p in parts),
+            "rss_mib": max(p["rss_mib"] for p in parts), "server": server.stats()}  # fmt: skip
 
 
 def fresh(db: Path) -> Path:
@@ -402,6 +432,9 @@ def benchmark(quick: bool, big_only: bool = False, repeat: int = 1) -> None:
                 rows.append(
                     row(name, result, n_rate, result["server"]["peak"] if c is None else c, latency)
                 )
+            db = folder / "shared.db"
+            result = best_of(repeat, lambda: run_shared(server, small, fresh(db), "single", 256, 2))
+            rows.append(row("docket single, 2 processes on one job", result, n_rate, 256, latency))
         except _Skip:
             pass
         finally:

@@ -34,3 +34,50 @@ def started_ray() -> Iterator[Any]:
     init_ray(temp_dir=ROOT / ".cache" / "r", num_cpus=2, runtime_env={"env_vars": env})
     yield ray
     ray.shutdown()
+
+
+def judge_killing_one_actor(store: Any, kill_after: int) -> tuple[Any, int]:
+    """Judge PAIRS (DREAM) on 2 Ray actors into job ``j`` of ``store``, SIGKILLing the first
+    actor after ``kill_after`` results; return the outcome and the calls the server saw.
+
+    Checks on the way that Ray restarted the killed actor.
+    """
+    import asyncio
+    import signal
+    from functools import partial
+
+    import ray
+
+    from docket.cli.executor_flags import make_judge
+    from docket.config import Settings
+    from docket.relevance import JudgeOptions
+    from docket.runner import run_judge_job
+    from docket.runner.ray_executor import RayExecutor
+    from docket.store import upsert_job
+    from tests.scripted_server import serve
+
+    with store.session() as session:
+        upsert_job(session, name="j", method="dream", model="m", options={}, source="t")
+    with serve(reply, delay_s=0.1) as server:
+        options = JudgeOptions.checked(method="dream")
+        settings = Settings(model=server.model(), cache="off")
+        executor = RayExecutor(partial(make_judge, options, settings), workers=2, batch=2)
+        victim = ray.get(executor.start()[0].pid.remote())
+        seen: list[str] = []
+
+        def on_result(pair: Pair, _judgment: Any) -> None:
+            seen.append(pair.docid)
+            if len(seen) == kill_after:
+                os.kill(victim, signal.SIGKILL)
+
+        judge = make_judge(options, settings)
+        try:
+            outcome = asyncio.run(
+                run_judge_job(
+                    store, "j", PAIRS, judge, concurrency=8, executor=executor, on_result=on_result
+                )  # fmt: skip
+            )
+            assert ray.get(executor.actors[0].pid.remote()) != victim  # restarted
+        finally:
+            executor.stop()
+        return outcome, len(server.requests)

@@ -6,7 +6,6 @@ import asyncio
 import json
 import os
 import re
-import signal
 from functools import partial
 
 import pytest
@@ -19,7 +18,7 @@ from docket.store import load_judgments, open_store, upsert_job
 from docket.store.claims import DONE, failed_pairs
 from docket.store.tables import PairClaim
 from tests.pg_helpers import pg_schema_url
-from tests.runner.ray_support import PAIRS, reply, started_ray
+from tests.runner.ray_support import PAIRS, judge_killing_one_actor, reply, started_ray
 from tests.scripted_server import Reply, serve, user_text
 
 ray = pytest.importorskip("ray")
@@ -104,34 +103,8 @@ def test_actors_write_to_postgres_themselves(local_ray) -> None:  # type: ignore
 
 @POSTGRES
 def test_killing_an_actor_writing_to_postgres_still_completes(local_ray) -> None:  # type: ignore[no-untyped-def]
-    from docket.runner.ray_executor import RayExecutor
-
     store = open_store(pg_schema_url(os.environ["DOCKET_TEST_POSTGRES_URL"]))
-    with store.session() as session:
-        upsert_job(session, name="j", method="dream", model="m", options={}, source="t")
-    with serve(reply, delay_s=0.1) as server:
-        settings = Settings(model=server.model(), cache="off")
-        options = JudgeOptions.checked(method="dream")
-        executor = RayExecutor(partial(make_judge, options, settings), workers=2, batch=2)
-        victim = ray.get(executor.start()[0].pid.remote())
-        seen: list[str] = []
-
-        def on_result(pair, _judgment) -> None:  # type: ignore[no-untyped-def]
-            seen.append(pair.docid)
-            if len(seen) == 2:
-                os.kill(victim, signal.SIGKILL)
-
-        judge = make_judge(options, settings)
-        try:
-            outcome = asyncio.run(
-                run_judge_job(
-                    store, "j", PAIRS, judge, concurrency=8, executor=executor, on_result=on_result
-                )  # fmt: skip
-            )
-            assert ray.get(executor.actors[0].pid.remote()) != victim  # restarted
-        finally:
-            executor.stop()
-        calls = len(server.requests)
+    outcome, calls = judge_killing_one_actor(store, kill_after=2)
     with store.session() as session:
         docids = [r.docid for r in load_judgments(session, "j")]
         live = session.query(PairClaim).filter(PairClaim.job == "j", PairClaim.expires_at < DONE)

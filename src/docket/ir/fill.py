@@ -130,7 +130,12 @@ def summarize_fill(
     level: str = "reviewed",
     rel_level: int = 1,
 ) -> FillResult:
-    """Provenance, completed qrels and audit disagreements for finished judgments."""
+    """Provenance, completed qrels and audit disagreements for finished judgments.
+
+    Judgments are taken in (qid, docid) order, not in the order they finished, so the same
+    judgments always give the same provenance file.
+    """
+    judgments = sorted(judgments, key=lambda judgment: (judgment.qid, judgment.docid))
     records = original_records(original, rel_level)
     for judgment in judgments:
         grade = original.get(judgment.qid, {}).get(judgment.docid)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import func, select, tuple_
+from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -61,19 +61,6 @@ def finished_keys(session: Session, job: str) -> set[tuple[str, str]]:
         select(JudgmentRecord.qid, JudgmentRecord.docid).where(JudgmentRecord.job == job)
     )
     return {(qid, docid) for qid, docid in rows}
-
-
-def existing_keys(session: Session, job: str, keys: Sequence[tuple[str, str]]) -> set:
-    """Which of ``keys`` already have a judgment in ``job``."""
-    if not keys:
-        return set()
-    rows = session.execute(
-        select(JudgmentRecord.qid, JudgmentRecord.docid).where(
-            JudgmentRecord.job == job,
-            tuple_(JudgmentRecord.qid, JudgmentRecord.docid).in_(list(keys)),
-        )
-    )
-    return {tuple(row) for row in rows}
 
 
 def add_judgment_rows(session: Session, job: str, rows: Sequence[dict[str, Any]]) -> None:
