@@ -9,6 +9,8 @@ which :func:`open_store` applies (a database from a newer docket is refused).
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -117,14 +119,29 @@ def _sqlite_connect(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
     # The driver's own transaction handling is off, so that sessions can BEGIN IMMEDIATE.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
-    # WAL lets the review server read while a judge job writes; busy_timeout avoids
-    # "database is locked" when two writers meet; synchronous=NORMAL is WAL's durable-
-    # against-crashes setting and spares a disk sync per commit.
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
+    # busy_timeout avoids "database is locked" when two writers meet, so it comes first:
+    # switching a new file to WAL needs a lock that another process opening the same new
+    # database may hold. WAL lets the review server read while a judge job writes;
+    # synchronous=NORMAL is WAL's durable-against-crashes setting and spares a disk sync
+    # per commit.
     cursor.execute("PRAGMA busy_timeout=30000")
+    _set_wal(cursor)
+    cursor.execute("PRAGMA synchronous=NORMAL")
     cursor.execute("PRAGMA foreign_keys=ON")
     cursor.close()
+
+
+def _set_wal(cursor, attempts: int = 50) -> None:  # type: ignore[no-untyped-def]
+    # SQLite answers a journal-mode switch that meets another connection's lock with
+    # SQLITE_BUSY at once, without its busy handler, so the switch is tried again.
+    for attempt in range(attempts):
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == attempts - 1:
+                raise
+            time.sleep(0.02 * (attempt + 1))
 
 
 def _sqlite_begin(conn) -> None:  # type: ignore[no-untyped-def]
