@@ -112,31 +112,3 @@ def test_a_full_disk_is_one_store_error_and_keeps_what_was_saved(tmp_path: Path)
     with pytest.raises(StoreError) as caught:
         asyncio.run(run_judge_job(store, "j", pairs, KeywordJudge(), concurrency=2))
     assert "full" in caught.value.message and "free disk space" in caught.value.hint
-
-
-def test_processes_creating_one_sqlite_file_at_once_never_see_it_locked(tmp_path: Path) -> None:
-    # Switching a new file to WAL meets the lock of another opener, and SQLite answers
-    # that at once (no busy handler): before the switch was retried, about 1 round in 15
-    # failed with "database is locked".
-    import threading
-
-    from docket.store import open_store
-
-    errors: list[Exception] = []
-    for round_ in range(30):
-        url = f"sqlite:///{tmp_path / f'new{round_}.db'}"
-        start = threading.Barrier(4)
-
-        def opener(url: str = url, start: threading.Barrier = start) -> None:
-            start.wait()
-            try:
-                open_store(url).close()
-            except Exception as exc:  # any failure of an opener is the finding
-                errors.append(exc)
-
-        threads = [threading.Thread(target=opener) for _ in range(4)]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
-    assert errors == []

@@ -28,8 +28,8 @@ class LineProgress:
     tag finishes, so a long run never leaves its log silent.
     """
 
-    def __init__(self, every: int = 25, seconds: float = 10.0, unit: str = "pairs") -> None:
-        self.every, self.seconds, self.unit = max(1, every), seconds, unit
+    def __init__(self, every: int = 25, seconds: float = 10.0) -> None:
+        self.every, self.seconds = max(1, every), seconds
         self.done: dict[str, int] = {}
         self.last = time.monotonic()
 
@@ -42,7 +42,7 @@ class LineProgress:
         if crossed or count == total or now - self.last >= self.seconds:
             self.last = now
             of = f"/{total}" if total is not None else ""
-            line = f"{escape(tag)}: {count}{of} {self.unit}"
+            line = f"{escape(tag)}: {count}{of} pairs"
             console.print(line, soft_wrap=True, highlight=False)
 
 

@@ -71,11 +71,3 @@ def judge_job(
 
 def _settled(tally: Tally) -> int:
     return tally.judged + tally.failed + tally.skipped + tally.failed_before
-
-
-def input_size(pairs: Iterable[Pair]) -> int | None:
-    """How many pairs ``pairs`` holds, if it can tell without being read."""
-    try:
-        return len(pairs)  # type: ignore[arg-type]
-    except TypeError:
-        return None
