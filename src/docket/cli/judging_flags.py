@@ -66,7 +66,7 @@ JUDGE_FLAGS: tuple[Flag, ...] = (
     Flag("scale", _judge(str | None, "single: binary | graded")),
     Flag("samples", _judge(int | None, "majority: votes per pair (5)")),
     Flag("seed", _judge(int | None, "majority: seed of the first vote (vote i uses seed + i)")),
-    Flag("budget", _judge(float | None, "lara: share of pairs sent to humans (0.035)")),
+    Flag("lara_budget", _judge(float | None, "lara: share of pairs sent to humans (0.035)")),
 )  # fmt: skip
 JOB_FLAGS: tuple[Flag, ...] = (
     Flag("db", _job(str | None, "store path or SQLAlchemy URL (default docket.db)")),
@@ -95,6 +95,7 @@ class JudgingFlags:
         """
         values = dict(self.values)
         agent_models = values.pop("agent_model", None)
+        values["budget"] = values.pop("lara_budget", None)
         reviews, retry_failed = values.pop("reviews", 1), values.pop("retry_failed", False)
         return JobSpec.of(
             method, methods=tuple(methods) if methods else None, reviews=reviews,
