@@ -19,7 +19,13 @@ ALLOWED = {
 # What an engine, the batch loop and the job API never import: a notebook, a Ray actor
 # and the PyTerrier transformer run them without the command line.
 FORBIDDEN = {
-    "docket.relevance": {"docket.cli", "docket.runner", "docket.web", "docket.review", "docket.jobs"},
+    "docket.relevance": {
+        "docket.cli",
+        "docket.runner",
+        "docket.web",
+        "docket.review",
+        "docket.jobs",
+    },
     "docket.adherence.verify": {"docket.cli", "docket.runner", "docket.web", "docket.review"},
     "docket.runner": {"docket.cli", "docket.jobs", "docket.web"},
     "docket.jobs": {"docket.cli", "docket.web"},

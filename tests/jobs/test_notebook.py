@@ -80,7 +80,9 @@ def test_a_dataframe_job_resumes_after_an_interrupt_and_queues_escalations(tmp_p
 
     table = run.to_pandas()
     assert list(table.columns) == list(FRAME_COLUMNS) and len(table) == 1000
-    assert (table["gold_label"] == frame.set_index("docid").loc[table["docid"], "label"].values).all()
+    assert (
+        table["gold_label"] == frame.set_index("docid").loc[table["docid"], "label"].values
+    ).all()
     assert set(table.loc[table["label"].isna(), "docid"]) == {f"d{i}" for i in range(0, 1000, 10)}
     assert len(run.escalations()) == escalated
     with run.store.session() as session:
