@@ -171,43 +171,24 @@ def write_pairs(path: Path, n: int) -> None:
 
 
 def worker(args: argparse.Namespace) -> None:
-    """Judge ``args.pairs`` into ``args.db`` and print a JSON line of measurements."""
+    """Judge ``args.pairs`` into ``args.db`` through the job API; print a JSON line of measurements."""
     sys.path.insert(0, str(ROOT / "src"))
-    from docket.llm import Model
-    from docket.relevance import JudgeOptions, build_judge
-    from docket.relevance.pairs_io import scan_pairs
-    from docket.runner import finalize_job, run_judge_job
-    from docket.store import open_store, upsert_job
+    from docket.jobs import JobSpec, run_job
 
     start_cpu, start = time.process_time(), time.perf_counter()  # imports excluded
     started_at = time.time()  # wall clock: comparable across the processes of one job
-    options = JudgeOptions.checked(method=args.method)
-    models: dict[str, Model] = {}
-
-    def get_model(name: str | None = None) -> Model:
-        key = name or args.model
-        return models.setdefault(key, Model(key, cache=None))
-
-    judge = build_judge(options, get_model)
-    store = open_store(args.db)
-    with store.session() as session:  # as docket judge creates it, so the CLI can rerun it
-        upsert_job(session, name="bench", method=options.method, model=get_model().name,
-                   options=options.model_dump(), source=str(args.pairs))  # fmt: skip
-    pairs = scan_pairs(args.pairs)  # as docket judge reads it: checked whole, then streamed
-    concurrency = args.concurrency or get_model().max_concurrency
+    values = {"concurrency": args.concurrency} if args.concurrency else {}
+    spec = JobSpec.of(args.method, model=args.model, cache="off", db=str(args.db), **values)
     finished: list[float] = []  # when each pair finished, for the steady-state rate
-    outcome = asyncio.run(
-        run_judge_job(store, "bench", pairs, judge, concurrency=concurrency,
-                      on_result=lambda _p, _j: finished.append(time.perf_counter()))
-    )  # fmt: skip
-    finalize_job(store, "bench", judge)
+    run = run_job(args.pairs, spec, job="bench",
+                  on_progress=lambda _done, _total: finished.append(time.perf_counter()))  # fmt: skip
     wall, cpu = time.perf_counter() - start, time.process_time() - start_cpu
-    calls = sum(m.usage.calls for m in models.values())
     rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"wall_s": wall, "cpu_s": cpu, "calls": calls, "judged": outcome.judged,
-                      "skipped": outcome.skipped, "rss_mib": rss_mib,
+    outcome = run.outcome
+    print(json.dumps({"wall_s": wall, "cpu_s": cpu, "calls": run.usage.calls,
+                      "judged": outcome.judged, "skipped": outcome.skipped, "rss_mib": rss_mib,
                       "started_at": started_at, "ended_at": time.time(),
-                      "steady_pairs_per_s": steady_rate(finished)}))  # fmt: skip
+                      "steady_pairs_per_s": steady_rate(finished[:-1])}))  # fmt: skip
 
 
 def steady_rate(finished: list[float]) -> float | None:
