@@ -5,22 +5,30 @@ Every error docket raises on purpose derives from :class:`DocketError`::
     DocketError
     ├── UserError                 bad input or configuration; the CLI prints one line, exit 2
     │   ├── InputError            a malformed input record (file, line, field)
+    │   │   └── RulesFileError    a rules file that cannot be used (also a ConfigError)
     │   ├── ConfigError           an invalid setting or model name
     │   ├── MissingDependencyError an optional extra is not installed (names the install command)
-    │   └── StoreError            the database refused (missing directory, read-only, full
-    │                             disk, not SQLite, newer schema): the hint names the fix
+    │   ├── StoreError            the database refused (missing directory, read-only, full
+    │   │                         disk, not SQLite, newer schema): the hint names the fix
+    │   ├── ReviewError           a refused review action (``docket.review.errors``)
+    │   │   ├── UnknownTaskError  no such task (HTTP 404)
+    │   │   ├── ForeignTaskError  another reviewer's task, or an admin action (HTTP 403)
+    │   │   ├── TaskClosedError   the task is closed or fully reviewed (HTTP 409)
+    │   │   └── UnknownReviewerError no active reviewer of that name or token (HTTP 401)
+    │   └── ModelUnavailableError retries exhausted or a permanent failure (also a ModelError)
+    │       └── UnreadableReplyError every retry got a malformed reply: the call counts as
+    │                             unparsed (the pair is escalated), the job goes on
     ├── ModelError                an LLM call failed
     │   ├── TransientModelError   rate limit, 5xx, timeout, connection: retried by ``llm.Model``
     │   │   └── MalformedReplyError a 200 reply that is no chat completion (HTML page, bad JSON)
     │   ├── ModelTimeoutError     a call ran past the caller's per-call deadline (not retried)
     │   ├── RequestRefusedError   the server refused this one request (HTTP 400, 413, 422):
     │   │                         the pair fails, the job goes on
-    │   └── ModelUnavailableError retries exhausted or a permanent failure
-    │       └── UnreadableReplyError every retry got a malformed reply: the call counts as
-    │                             unparsed (the pair is escalated), the job goes on
-    ├── ParseError                a model reply could not be parsed (never becomes a label)
-    └── ReviewError               a refused review action (closed task, foreign task, ...)
+    │   └── ModelUnavailableError (see above: a model error the user must fix, so a UserError)
+    └── ParseError                a model reply could not be parsed (never becomes a label)
 
+Every class is listed under each of its docket bases (``also a ...`` names the other one);
+``tests/test_errors_tree.py`` checks this picture against the classes.
 User-facing errors carry a ``hint`` telling the user how to fix the problem.
 """
 
