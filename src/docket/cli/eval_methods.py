@@ -14,7 +14,8 @@ from docket.errors import ConfigError
 from docket.ir.formats import write_atomically
 from docket.jobs import job_input
 from docket.jobs.methods import compare_methods
-from docket.relevance.evaluate import EvalReport, pair_rows, plot_curves
+from docket.relevance.evaluate import EvalReport, pair_rows
+from docket.relevance.evaluate_plot import plot_curves
 from docket.relevance.options import METHODS
 from docket.relevance.pairs_io import read_labels
 

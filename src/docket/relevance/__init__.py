@@ -8,12 +8,8 @@ from __future__ import annotations
 
 from docket.relevance.baselines import MajorityJudge, SingleJudge
 from docket.relevance.debate import DreamJudge
-from docket.relevance.evaluate import (
-    CurvePoint,
-    EvalReport,
-    evaluate_methods,
-    plot_curves,
-)
+from docket.relevance.evaluate import CurvePoint, EvalReport, evaluate_methods
+from docket.relevance.evaluate_plot import plot_curves
 from docket.relevance.evidence import (
     number_sentences,
     parse_evidence_ids,

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from docket.errors import InputError
@@ -198,10 +197,3 @@ def _answered_by(
     if final is None:
         return "left out"
     return "gold" if humans is None else "reviewers"
-
-
-def plot_curves(report: EvalReport, path: str | Path) -> Path:
-    """Draw balanced accuracy against escalation rate as a PNG (see :mod:`evaluate_plot`)."""
-    from docket.relevance.evaluate_plot import draw_curves
-
-    return draw_curves(report, path)

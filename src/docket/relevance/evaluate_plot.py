@@ -12,10 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from docket.relevance.evaluate import CurvePoint, EvalReport
+
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
-    from docket.relevance.evaluate import CurvePoint, EvalReport
     from docket.relevance.metrics import MethodMetrics
 
 MARKERS = ("o", "s", "^", "D", "v", "P", "X")
@@ -24,8 +25,6 @@ OFFSETS = ((6, 4), (6, -12), (-8, 4), (-8, -12), (0, 10), (0, -18), (12, 14), (1
 
 
 def _points(report: EvalReport, method: str) -> list[CurvePoint]:
-    from docket.relevance.evaluate import CurvePoint
-
     metrics = report.metrics[method]
     single = CurvePoint(method, "", 0, metrics.escalation_rate, metrics.balanced_accuracy)
     points = report.curves.get(method) or [single]
@@ -75,8 +74,8 @@ def _place(axes: Any, renderer: Any, xy: tuple[float, float], text: str, taken: 
     taken.append(note.get_window_extent(renderer))
 
 
-def draw_curves(report: EvalReport, path: str | Path) -> Path:
-    """Draw balanced accuracy against escalation rate for every method; return the path."""
+def plot_curves(report: EvalReport, path: str | Path) -> Path:
+    """Draw balanced accuracy against escalation rate for every method as a PNG; return the path."""
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)
     build_figure(report).savefig(out, dpi=120, bbox_inches="tight")
@@ -84,7 +83,7 @@ def draw_curves(report: EvalReport, path: str | Path) -> Path:
 
 
 def build_figure(report: EvalReport) -> Figure:
-    """The figure of :func:`draw_curves`, with its labels placed.
+    """The figure of :func:`plot_curves`, with its labels placed.
 
     Curves for methods with one (DREAM rounds, LARA budgets); single points for the
     others. The legend says, per method, how its escalations were answered.
