@@ -36,7 +36,6 @@ FORBIDDEN = {
 KNOWN_LAZY_CIRCLES = {
     frozenset({"docket.llm.provider", "docket.llm.fake", "docket.llm.local",
                "docket.llm.openai_compat"}),
-    frozenset({"docket.ir.formats", "docket.ir.corpus", "docket.ir.irds"}),
 }  # fmt: skip
 
 

@@ -11,7 +11,6 @@ import hashlib
 import os
 import sqlite3
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
 from typing import Protocol
@@ -19,24 +18,11 @@ from typing import Protocol
 from platformdirs import user_cache_dir
 
 from docket.errors import InputError
+from docket.ir.documents import Document
 from docket.ir.formats import first_field, open_text, parse_json_line
 
 BATCH = 10_000
 INDEX_VERSION = "1"
-
-
-@dataclass(frozen=True)
-class Document:
-    """One corpus entry."""
-
-    docid: str
-    text: str
-    title: str = ""
-
-    @property
-    def passage(self) -> str:
-        """Title and text as shown to a judge."""
-        return f"{self.title}\n\n{self.text}" if self.title else self.text
 
 
 class Corpus(Protocol):

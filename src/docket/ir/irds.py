@@ -12,7 +12,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from docket.errors import MissingDependencyError, UserError
-from docket.ir.corpus import Document
+from docket.ir.documents import Document
 
 
 class _DownloadBlocked(Exception):
