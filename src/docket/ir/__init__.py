@@ -11,7 +11,7 @@ from docket.ir.evaluate import (
     evaluate_runs,
     parse_measures,
 )
-from docket.ir.fill import FillResult, PairSet, build_pairs, fill, summarize_fill
+from docket.ir.fill import FillResult, PairSet, build_pairs, summarize_fill
 from docket.ir.formats import Qrels, Run, read_qrels, read_run, read_runs, write_qrels
 from docket.ir.holes import Hole, HoleReport, find_holes, hole_rate, pool
 from docket.ir.per_query import per_query_scores
@@ -25,7 +25,7 @@ from docket.ir.provenance import (
 from docket.ir.queries import read_queries
 from docket.ir.rag import RagAlignment, rag_alignment, read_generation
 from docket.ir.significance import PairTest, compare_pairs, holm, paired_t_test, randomization_test
-from docket.ir.simulate import SimulationReport, balanced_accuracy, drop_judgments, simulate_holes
+from docket.ir.simulate import SimulationReport, balanced_accuracy, drop_judgments
 from docket.ir.stats import kendall_tau, pearson, tau_ap
 
 __all__ = [
@@ -54,7 +54,6 @@ __all__ = [
     "condense",
     "drop_judgments",
     "evaluate_runs",
-    "fill",
     "find_holes",
     "hole_rate",
     "holm",
@@ -74,7 +73,6 @@ __all__ = [
     "read_run",
     "read_runs",
     "record_from_judgment",
-    "simulate_holes",
     "summarize_fill",
     "tau_ap",
     "write_provenance",
