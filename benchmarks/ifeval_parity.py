@@ -8,9 +8,16 @@ from IFEval's repository). Each instruction becomes docket rules
 IFEval's verdict. An undecided docket check (e.g. no language detectable) is counted
 apart, as a disagreement.
 
-    .venv/bin/python benchmarks/ifeval_parity.py [--data merged.jsonl]
+``--ifeval DIR`` reads IFEval's published files instead: ``input_data`` (the archived
+set that line-aligns with the responses), ``responses_gpt4.jsonl`` and ``verdicts.jsonl``
+(IFEval's strict verdict per instruction; ``nondeterministic`` ones, made with a random
+letter, are the artefacts). The default runs the shipped sample and, when the shared data
+folder is beside the project, all 541 prompts (834 instructions) from it.
 
-Prints a table per type and writes ``benchmarks/results/ifeval_parity.json``.
+    .venv/bin/python benchmarks/ifeval_parity.py [--data merged.jsonl | --ifeval DIR]
+
+Prints a table per type and writes ``benchmarks/results/ifeval_parity.json`` (and
+``ifeval_parity_full.json`` for the full set).
 """
 
 from __future__ import annotations
@@ -26,6 +33,8 @@ from docket.adherence.verify.fmt import run_fmt
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT = ROOT / "tests" / "adherence" / "data" / "ifeval_gpt4_sample.jsonl"
+SHARED = ROOT.parent / "shared" / "data" / "ifeval"
+RESULTS = ROOT / "benchmarks" / "results"
 
 
 def docket_verdict(instruction: str, kwargs: dict, response: str) -> bool | None:
@@ -37,13 +46,44 @@ def docket_verdict(instruction: str, kwargs: dict, response: str) -> bool | None
     return all(o.passed for o in outcomes)
 
 
+def read_jsonl(path: Path) -> list[dict]:
+    """The records of a merged JSONL file."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    return [json.loads(line) for line in lines if line.strip()]
+
+
+def read_ifeval_dir(folder: Path) -> list[dict]:
+    """IFEval's published prompts, GPT-4 responses and strict verdicts as merged records."""
+    prompts = read_jsonl(folder / "input_data_gpt4_20231107_145030.jsonl")
+    responses = read_jsonl(folder / "responses_gpt4.jsonl")
+    records = [
+        {
+            **prompt,
+            "response": reply["response"],
+            "follow_instruction_list": [],
+            "ifeval_artefact": [],
+        }
+        for prompt, reply in zip(prompts, responses, strict=True)
+    ]
+    for verdict in read_jsonl(folder / "verdicts.jsonl"):
+        record = records[verdict["response_index"]]
+        assert (
+            record["instruction_id_list"][verdict["instruction_index"]] == verdict["instruction_id"]
+        )
+        record["follow_instruction_list"].append(verdict["strict"])
+        record["ifeval_artefact"].append(verdict["nondeterministic"])
+    return records
+
+
 def compare(path: Path) -> dict[str, dict[str, int]]:
     """Per type: instances, agreements, undecided, and the disagreement directions."""
+    return compare_records(read_jsonl(path))
+
+
+def compare_records(records: list[dict]) -> dict[str, dict[str, int]]:
+    """:func:`compare` over records already read."""
     table: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if not line.strip():
-            continue
-        item = json.loads(line)
+    for item in records:
         artefacts = item.get("ifeval_artefact") or [None] * len(item["instruction_id_list"])
         rows = zip(
             item["instruction_id_list"],
@@ -66,37 +106,58 @@ def compare(path: Path) -> dict[str, dict[str, int]]:
     return {k: dict(v) for k, v in sorted(table.items())}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT)
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/ifeval_parity.json")
-    args = parser.parse_args()
-    table = compare(args.data)
+def report(name: str, records: list[dict], out: Path) -> dict:
+    """Print the table of one data set and write its JSON."""
+    table = compare_records(records)
     total = sum(r.get("n", 0) for r in table.values())
     agree = sum(r.get("agree", 0) for r in table.values())
     artefacts = sum(r.get("ifeval_artefacts", 0) for r in table.values())
-    print(f"{'type':48} {'n':>4} {'agree':>6} {'undec':>6} {'artefacts':>9}")
-    for name, row in table.items():
+    print(f"\n{name}\n{'type':48} {'n':>4} {'agree':>6} {'undec':>6} {'artefacts':>9}")
+    for kind, row in table.items():
         share = f"{row['agree'] / row['n']:.1%}" if row.get("n") else "-"
         row_artefacts = row.get("ifeval_artefacts", 0)
         print(
-            f"{name:48} {row.get('n', 0):>4} {share:>6} {row.get('undecided', 0):>6} {row_artefacts:>9}"
+            f"{kind:48} {row.get('n', 0):>4} {share:>6} {row.get('undecided', 0):>6} {row_artefacts:>9}"
         )
     print(
         f"{'all':48} {total:>4} {agree / max(total, 1):>6.1%}   (+{artefacts} IFEval artefacts left out)"
     )
     missing = [t for t in IFEVAL_TYPES if t not in table]
     result = {
-        "data": str(args.data.relative_to(ROOT) if args.data.is_relative_to(ROOT) else args.data),
+        "data": name,
         "instances": total,
         "ifeval_artefacts_left_out": artefacts,
         "agreement": agree / max(total, 1),
         "by_type": table,
         "types_without_instances": missing,
     }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"types without instances in this data: {len(missing)}; wrote {args.out}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    print(f"types without instances in this data: {len(missing)}; wrote {out}")
+    return result
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT) if path.is_relative_to(ROOT) else path)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--data", type=Path, help="merged JSONL records")
+    source.add_argument("--ifeval", type=Path, help="folder of IFEval's published files")
+    parser.add_argument("--out", type=Path, help="JSON to write (with --data or --ifeval)")
+    args = parser.parse_args()
+    if args.data:
+        report(_shown(args.data), read_jsonl(args.data), args.out or RESULTS / "ifeval_parity.json")
+    elif args.ifeval:
+        out = args.out or RESULTS / "ifeval_parity_full.json"
+        report(_shown(args.ifeval), read_ifeval_dir(args.ifeval), out)
+    else:
+        report(_shown(DEFAULT), read_jsonl(DEFAULT), RESULTS / "ifeval_parity.json")
+        if SHARED.is_dir():
+            full = RESULTS / "ifeval_parity_full.json"
+            report("../shared/data/ifeval (541 prompts)", read_ifeval_dir(SHARED), full)
 
 
 if __name__ == "__main__":

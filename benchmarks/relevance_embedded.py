@@ -11,13 +11,15 @@ For each embedded model and method it reports, on ``../shared/data/trec_dl21_dev
 - balanced accuracy with escalations answered by gold (simulated humans), escalation
   rate, balanced accuracy of the automatic labels alone, and Cohen's kappa of the final
   labels against gold;
-- for DREAM, how pairs ended: decided in round 1, decided in round 2, escalated.
+- for DREAM, how pairs ended: decided in round 1, decided in round 2, escalated; and the
+  share of debate turns after round 1 that engaged (answered or cited the other side, or
+  changed their own turn: ``docket.relevance.engagement``).
 
 Pairs are judged one at a time (the embedded model runs one call at a time anyway), so
 seconds per pair are wall time per pair. The load average is recorded: on a shared machine
 the speed figures vary, the accuracy figures do not (greedy decoding). Writes
 ``benchmarks/results/relevance_embedded.json`` (merged per model, so models can be run
-separately).
+separately; ``--out`` writes elsewhere, e.g. for a ``--limit`` run).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from docket.fanout import bounded_map
 from docket.llm import Model
 from docket.llm.cache import ResponseCache
 from docket.relevance import JudgeOptions, Judgment, Pair, build_judge
+from docket.relevance.engagement import engagement_share
 from docket.relevance.metrics import class_recalls
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec_dl21_dev.jsonl"
@@ -77,6 +80,7 @@ def score(name: str, judgments: list[Judgment], pairs: list[Pair], seconds: floa
     recalls = class_recalls(final, truth)
     auto_recalls = class_recalls([a for a, _ in auto], [g for _, g in auto]) if auto else None
     ended = Counter("escalated" if j.label is None else f"round {j.rounds}" for j in judgments)
+    engaged, later = engagement_share(j.usage for j in judgments)
     return {
         "method": name,
         "pairs": len(judgments),
@@ -95,6 +99,8 @@ def score(name: str, judgments: list[Judgment], pairs: list[Pair], seconds: floa
         "automatic_balanced_accuracy": auto_recalls.balanced_accuracy if auto_recalls else None,
         "kappa": cohen_kappa(final, truth),
         "ended": dict(sorted(ended.items())),
+        "later_turns": later,
+        "engaged_share": engaged / later if later else None,
     }
 
 
@@ -120,7 +126,7 @@ def print_table(rows: list[dict]) -> None:
     """One line per model and method."""
     head = (
         f"{'model':<10} {'method':<9} {'parse1':>6} {'calls':>5} {'tok':>6} {'s/pair':>6} "
-        f"{'bAcc':>5} {'esc':>5} {'autoBA':>6} {'kappa':>6}  ended"
+        f"{'bAcc':>5} {'esc':>5} {'autoBA':>6} {'kappa':>6} {'engaged':>7}  ended"
     )
     print(head)
 
@@ -133,7 +139,7 @@ def print_table(rows: list[dict]) -> None:
             f"{r['calls_per_pair']:>5.2f} {r['tokens_per_pair']:>6.0f} "
             f"{r['seconds_per_pair']:>6.1f} {fmt(r['balanced_accuracy'], '.3f'):>5} "
             f"{r['escalation_rate']:>5.3f} {fmt(r['automatic_balanced_accuracy'], '.3f'):>6} "
-            f"{fmt(r['kappa'], '.3f'):>6}  {r['ended']}"
+            f"{fmt(r['kappa'], '.3f'):>6} {fmt(r.get('engaged_share'), '.0%'):>7}  {r['ended']}"
         )
 
 
@@ -143,6 +149,7 @@ def main() -> None:
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--limit", type=int, default=None, help="first N pairs (balanced)")
     parser.add_argument("--samples", type=int, default=3, help="majority votes per pair")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="JSON to merge results into")
     args = parser.parse_args()
     pairs = load_pairs(args.limit)
     rows = []
@@ -154,15 +161,15 @@ def main() -> None:
             result = asyncio.run(run_method(model, name, pairs, args.samples))
             rows.append({"model": short, **result})
             print_table(rows[-1:])
-            save(short, len(pairs), rows[-1])  # after each method: a long run keeps its work
+            save(args.out, short, len(pairs), rows[-1])  # after each method: keep the work
     print()
     print_table(rows)
-    print(f"wrote {RESULTS}")
+    print(f"wrote {args.out}")
 
 
-def save(short: str, n_pairs: int, row: dict) -> None:
-    """Merge one method's result into the JSON file, under its model."""
-    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+def save(path: Path, short: str, n_pairs: int, row: dict) -> None:
+    """Merge one method's result into the JSON file ``path``, under its model."""
+    data = json.loads(path.read_text()) if path.exists() else {}
     entry = data.setdefault(short, {"methods": {}})
     entry.update(
         pairs=n_pairs,
@@ -170,8 +177,8 @@ def save(short: str, n_pairs: int, row: dict) -> None:
         load_average=os.getloadavg(),
     )
     entry["methods"][row["method"]] = row
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(data, indent=2) + "\n")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -30,3 +30,14 @@ def test_a_list_number_opening_its_line_does_not_end_a_sentence():
     assert ends(text) == [len("1. Apples are red."), len(text)]
     assert ends("It rose by 5. Then it fell.") == [len("It rose by 5."), 27]
     assert ends("Pi is 3.14 exactly. Yes.") == [len("Pi is 3.14 exactly."), 24]
+
+
+def test_markdown_emphasis_after_the_stop_closes_the_sentence():
+    assert ends("*One.* Two.") == [6, 11]
+    assert ends("**Done!** _Next._ Last") == [9, 17]
+
+
+def test_no_is_an_abbreviation_only_before_a_number():
+    text = "Did they listen? No. And no. 5 or No. #6 won."
+    assert ends(text) == [len("Did they listen?"), len("Did they listen? No."), len(text)]
+    assert not is_abbreviation("No", ".", " And") and is_abbreviation("see no", ".", " 12")

@@ -9,6 +9,7 @@ import pytest
 from docket.adherence.record import Record, Turn
 from docket.adherence.rules import RuleSet
 from docket.adherence.verify.verdict import RuleResult, Verdict
+from docket.errors import ConfigError
 from docket.readeval import (
     BuildConfig,
     BuildModels,
@@ -174,6 +175,9 @@ def test_run_scores_atomic_and_holistic_modes() -> None:
 
 
 def test_run_skips_samples_whose_rule_is_not_in_the_rule_set_and_warns() -> None:
+    with pytest.raises(ConfigError, match="none of the 12 samples"):
+        empty_set = RULES.model_copy(update={"rules": [RULES.rules[0]]})
+        asyncio.run(run_readeval(llm_dataset(), empty_set))
     dataset = llm_dataset()
     fmt_only = RULES.model_copy(update={"rules": RULES.by_tier("fmt")})
     report = asyncio.run(run_readeval(dataset, fmt_only, limit=2))
@@ -184,7 +188,7 @@ def test_run_skips_samples_whose_rule_is_not_in_the_rule_set_and_warns() -> None
     assert report.modes["atomic"].needs_review_as_flag.overall.f1 == 1.0
     same = fake_model("score-gen2", judge_reply)  # family 'score', like the generator
     changed = RULES.model_copy(
-        update={"rules": [RULES.rules[0].model_copy(update={"text": "changed"})]}
+        update={"rules": [RULES.rules[0].model_copy(update={"text": "changed"}), *RULES.rules[1:]]}
     )
     warned = asyncio.run(run_readeval(dataset, changed, sim_model=same, sub_model=same, limit=1))
     assert any("rules changed" in w for w in warned.warnings)

@@ -192,8 +192,8 @@ def test_read_records_example() -> None:
             '{"id": "b", "turns": [{"role": "user"}]}',
             "data.jsonl:2: field 'turns.0.text': Field required",
         ),
-        ('{"id": "b", "fields": {"n": 3}}', "data.jsonl:2: field 'fields.n'"),
-        ('{"id": "a"}', "data.jsonl:2: field 'id': duplicate id 'a'"),
+        ('{"id": "b", "turns": [], "fields": {"n": 3}}', "data.jsonl:2: field 'fields.n'"),
+        ('{"id": "a", "turns": []}', "data.jsonl:2: field 'id': duplicate id 'a'"),
     ],
 )
 def test_bad_record_lines_name_file_line_and_field(

@@ -43,9 +43,15 @@ def test_debate_on_the_embedded_model_then_resume(tmp_path: Path) -> None:
     for turn in turns:
         assert turn["raw"], "every turn keeps the model's raw text"
         assert turn["parsed"] or turn["label"] is None
-    # the instruct model answers the chat protocol: first replies parse (>= 98% measured in
-    # benchmarks/relevance_embedded.py; allow one re-ask here), and agents cite sentences
-    assert sum(turn["parse_failures"] >= 1 for turn in turns) <= 1
+    # a turn says something or was counted as unreadable (re-asked); never an empty turn
+    for turn in turns:
+        assert turn["reasoning"].strip() or turn["parse_failures"] >= 1
+    # every later-round turn that parsed is classed, and the usage counts them
+    for record in records:
+        classed = [t for t in record.transcript if t.get("engagement")]
+        later = [t for t in record.transcript if t["round"] > 1 and t["parsed"]]
+        assert len(classed) == len(later) == record.usage["later_turns"]
+        assert record.usage["engaged_turns"] == sum(t["engagement"] != "repeats" for t in classed)
     assert any(turn["evidence"] for turn in turns)
     second = _docket(*args, "--cache", "off")
     assert second.returncode == 0, second.stderr[-3000:]

@@ -74,6 +74,26 @@ def test_debate_labels_agreements_and_escalates_the_rest(tmp_path: Path) -> None
     assert tasks == 10
     assert "10 pair(s) wait for a human" in result.output
     assert "LLM calls" in result.output and "decided by" in result.output
+    # the scripted debaters say "scripted" every round: no round-2 turn engaged
+    assert "debate turns after round 1 that engaged: 0 of 20 (0%)" in result.output
+
+
+def _engaging_debater(request: Request) -> str:
+    """Like the egg debater, but A answers B by name after round 1."""
+    reply = json.loads(_egg_debater(request))
+    if AGENT.search(_user(request)).group(1) == "A" and "Round 2" in _user(request):
+        reply["reasoning"] = "Agent B misses that S1 answers the query."
+    return json.dumps(reply)
+
+
+def test_summary_shows_the_share_of_later_turns_that_engaged(tmp_path: Path) -> None:
+    result = _judge(tmp_path / "d.db", Counter("cli-engaging", _engaging_debater).model)
+    assert result.exit_code == 0, result.output
+    assert "debate turns after round 1 that engaged: 10 of 20 (50%)" in result.output
+    store = open_store(tmp_path / "d.db")
+    with store.session() as session:
+        record = next(r for r in load_judgments(session, "j") if r.docid == "d3")
+    assert [t.get("engagement") for t in record.transcript] == [None, None, "answers", "repeats"]
 
 
 def test_rerun_resumes_without_any_model_call(tmp_path: Path) -> None:

@@ -70,7 +70,9 @@ async def test_single_unparsed_escalates():
 
 
 async def test_majority_votes_with_distinct_seeds():
-    fake = Recorder(lambda r: f"LABEL: {'relevant' if r.seed in (0, 2, 4) else 'irrelevant'}")
+    fake = Recorder(
+        lambda r: f"LABEL: {'relevant' if r.seed in (0, 2, 4) else 'irrelevant'}\nREASON: seed"
+    )
     judgment = await judge_with(fake, method="majority", samples=5).judge(PAIR)
     assert (judgment.label, judgment.decided_by) == (1, "judge")
     assert judgment.confidence == pytest.approx(0.6)
@@ -81,16 +83,18 @@ async def test_majority_votes_with_distinct_seeds():
 
 
 async def test_majority_tie_escalates_and_unparsed_votes_do_not_count():
-    tie = Recorder(lambda r: f"LABEL: {'relevant' if r.seed % 2 else 'irrelevant'}")
+    tie = Recorder(lambda r: f"LABEL: {'relevant' if r.seed % 2 else 'irrelevant'}\nREASON: seed")
     judgment = await judge_with(tie, method="majority", samples=4).judge(PAIR)
     assert judgment.label is None and judgment.decided_by == "escalated"
 
     def script(r: Request) -> str:
-        return {0: "LABEL: relevant", 1: "LABEL: irrelevant"}.get(r.seed, "no idea")
+        return {0: "LABEL: relevant\nREASON: r", 1: "LABEL: irrelevant\nREASON: r"}.get(
+            r.seed, "no idea"
+        )
 
     judgment = await judge_with(Recorder(script), method="majority", samples=3).judge(PAIR)
     assert judgment.label is None and judgment.parse_failures == 2  # 1-1 plus one unparsed
-    two_to_one = Recorder(lambda r: "LABEL: irrelevant" if r.seed < 2 else "garbage")
+    two_to_one = Recorder(lambda r: "LABEL: irrelevant\nREASON: r" if r.seed < 2 else "garbage")
     judgment = await judge_with(two_to_one, method="majority", samples=3).judge(PAIR)
     assert (judgment.label, judgment.confidence) == (0, 1.0)
 

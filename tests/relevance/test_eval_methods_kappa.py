@@ -117,7 +117,8 @@ def _grader(rows: list[dict]) -> str:
         user = next(m.content for m in request.messages if m.role == "user")
         first = re.search(r"<chunk>\n\[S1\] (.*?)\n", user, re.S).group(1)
         grade, i = next(v for k, v in grades.items() if k.startswith(first[:30]))
-        return json.dumps({"grade": min(3, grade + 1) if i % 3 == 0 else grade, "evidence": []})
+        graded = min(3, grade + 1) if i % 3 == 0 else grade
+        return json.dumps({"grade": graded, "evidence": [], "reasoning": "scripted"})
 
     return register_fake("kappa-grader", script)
 

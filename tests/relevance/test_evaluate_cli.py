@@ -54,6 +54,8 @@ def test_dream_between_two_recorded_judges_escalates_their_disagreements(dl21, t
     assert metrics.escalation_rate == pytest.approx(sum(disagree) / 80)
     assert metrics.balanced_accuracy == pytest.approx(expected.balanced_accuracy)
     assert metrics.calls_per_pair == pytest.approx((2 * 80 + 2 * sum(disagree)) / 80)
+    # recorded labels cannot read each other: every round-2 turn repeats round 1
+    assert (metrics.engagement, metrics.later_turns) == (0.0, 2 * sum(disagree))
     curve = report.curves["dream"]
     assert [p.setting for p in curve] == ["R=1", "R=2", "R=3"]
     assert {p.escalation_rate for p in curve} == {metrics.escalation_rate}
@@ -84,10 +86,12 @@ def test_cli_eval_methods_table_json_and_plot(dl21, tmp_path):
     result = CliRunner().invoke(app, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "balanced accuracy" in result.output and "73.8%" in result.output
+    assert "later turns" in result.output  # the engagement row (wrapped at 80 columns)
     report = json.loads(out.read_text())
     assert set(report["methods"]) == {"dream", "single", "lara", "majority"}
     assert report["methods"]["single"]["balanced_accuracy"] == pytest.approx(0.7375)
     assert report["methods"]["majority"]["calls_per_pair"] == 3
+    assert report["methods"]["dream"]["engagement"] is None  # one judge: all agree at once
     assert report["model"] == fake.name and report["pairs"] == 80
     assert [p["setting"] for p in report["curves"]["dream"]] == ["R=1", "R=2", "R=3"]
     assert png.read_bytes()[:8] == PNG_MAGIC

@@ -58,15 +58,15 @@ def test_numbering_and_ids():
             (1,),
             "only shares words",
         ),
-        ("- LABEL = non-relevant", 0, (), ""),
+        ("- LABEL = non-relevant\nREASON = off topic", 0, (), "off topic"),
         (
             '```json\n{"label": "relevant", "evidence": ["S3"], "reasoning": "yes"}\n```',
             1,
             (3,),
             "yes",
         ),
-        ('{"Label": 0, "evidence": "S1"}', 0, (1,), ""),
-        ("Sure!\nLABEL: Relevant.\nEVIDENCE: [S1]", 1, (1,), ""),
+        ('{"Label": 0, "evidence": "S1", "Rationale": "no"}', 0, (1,), "no"),
+        ("Sure!\nLABEL: Relevant.\nEVIDENCE: [S1]\nREASONING: S1", 1, (1,), "S1"),
     ],
 )
 def test_parse_turn_is_tolerant(reply, label, evidence, reasoning):
@@ -105,7 +105,7 @@ def test_parse_turn_never_defaults_a_label(reply):
             (2,),
         ),
         ('{"label": "relevant", "reasoning": "no evidence member"}', 1, ()),
-        ('{"note": "{not json"} {"label": "relevant", "evidence": "S1"}', 1, (1,)),
+        ('{"note": "{not json"} {"label": "relevant", "evidence": "S1", "reason": "r"}', 1, (1,)),
         # cut off by max_tokens inside the reasoning: the complete members still count
         (
             '{"label": "irrelevant", "evidence": ["S1", "S3"], "reasoning": "The chunk talks',
@@ -133,20 +133,45 @@ def test_json_replies_stay_strict_about_the_label(reply):
         parse_turn(reply)
 
 
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"label": "irrelevant", "evidence": [], "reasoning": ""}',
+        '{"label": "irrelevant", "evidence": [], "reasoning": " \\n\\t "}',
+        '{"label": "relevant", "evidence": ["S1"]}',
+        '{"label": "irrelevant", "evidence": [], "reasoning": "',
+        "LABEL: relevant\nEVIDENCE: S1",
+    ],
+)
+def test_a_reply_without_reasoning_is_unreadable(reply):
+    with pytest.raises(ParseError, match="reasoning"):
+        parse_turn(reply)
+
+
+def test_an_empty_reasoning_is_unreadable_for_grades_too():
+    for reply in ('{"grade": 2, "evidence": [], "reasoning": "  "}', "##final score: 2"):
+        with pytest.raises(ParseError, match="reasoning"):
+            parse_grade(reply)
+
+
 def test_parse_grade_and_yes_no():
     assert parse_grade('{"grade": 2, "evidence": ["S1"], "reasoning": "r"}').grade == 2
-    assert parse_grade('{"score": "3"}').grade == 3
-    assert parse_grade('{"grade": 1, "evidence": ["S2", "S9"]}').evidence == (2, 9)
-    assert parse_grade("M: 2, T: 1\n##final score: 2").grade == 2
-    assert parse_grade("**##Final Score:** 3").grade == 3
-    assert parse_grade("##final score: 0").grade == 0
+    assert parse_grade('{"score": "3", "reason": "exact"}').grade == 3
+    assert parse_grade('{"grade": 1, "evidence": ["S2", "S9"], "reasoning": "r"}').evidence == (
+        2,
+        9,
+    )
+    umbrela = parse_grade("M: 2, T: 1\n##final score: 2")
+    assert (umbrela.grade, umbrela.reasoning) == (2, "M: 2, T: 1")
+    assert parse_grade("Exact answer.\n**##Final Score:** 3").grade == 3
+    assert parse_grade("M: 0\n##final score: 0").grade == 0
     for bad in ("score 2", "##final score: 7", "final answer: 2", '{"grade": 4}', '{"grade": "x"}'):
         with pytest.raises(ParseError):
             parse_grade(bad)
     assert parse_yes_no(" Yes.") == 1 and parse_yes_no("**no**") == 0
     assert parse_yes_no("Answer: yes") == 1 and parse_yes_no("Answer:Answer: No") == 0
     assert parse_yes_no('{"answer": "no"}') == 0
-    assert parse_grade("##final score:##final score: 1").grade == 1
+    assert parse_grade("T: 1\n##final score:##final score: 1").grade == 1
     for bad in ("Maybe", "yesterday", "The answer is yes"):
         with pytest.raises(ParseError):
             parse_yes_no(bad)

@@ -2,12 +2,30 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
 from docket.errors import InputError
+
+KNOWN_ROLES = ("user", "assistant", "system", "tool")
+"""The chat roles. Other roles (``customer``, ``agent``) are allowed; near misses are not."""
+
+
+def role_problem(role: str) -> str | None:
+    """Why ``role`` looks like a mistyped known role (``assistent``, ``User``), or None.
+
+    Roles are compared exactly, so a typo in a rule's scope or a turn silently keeps the
+    rule from ever applying; a role close to one of :data:`KNOWN_ROLES` is refused instead.
+    """
+    if role in KNOWN_ROLES:
+        return None
+    close = difflib.get_close_matches(role.strip().lower(), KNOWN_ROLES, n=1, cutoff=0.75)
+    if close:
+        return f"unknown role '{role}': did you mean '{close[0]}'?"
+    return None
 
 
 class Turn(BaseModel):
@@ -75,9 +93,20 @@ def parse_record(text: str, *, path: str | None = None, line: int | None = None)
         ) from exc
     if not isinstance(data, dict):
         raise InputError("a record must be a JSON object", path=path, line=line)
+    if "turns" not in data:
+        raise InputError(
+            "missing: every record lists its 'turns' ([] for a record of fields only)",
+            path=path,
+            line=line,
+            field="turns",
+        )
     try:
-        return Record.model_validate(data)
+        record = Record.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = ".".join(str(part) for part in first["loc"]) or None
         raise InputError(first["msg"], path=path, line=line, field=field) from exc
+    for index, turn in enumerate(record.turns):
+        if (problem := role_problem(turn.role)) is not None:
+            raise InputError(problem, path=path, line=line, field=f"turns.{index}.role")
+    return record

@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from docket.cli.bench_report import build_tables, run_tables
 from docket.cli.common import console, escape, model_factory, out
 from docket.config import load_settings
-from docket.errors import ConfigError
+from docket.errors import ConfigError, UserError
 
 app = typer.Typer(help="Benchmarks of docket's methods.", no_args_is_help=True)
 readeval = typer.Typer(
@@ -144,11 +144,17 @@ def build(
                 progress=update,
             )
         )
+    if not result.dataset.samples:
+        _report_build(result, None)
+        raise UserError(
+            f"no sample was kept, so nothing was written to {output}",
+            hint="see the drop reasons above; try more --samples or other generator/judge models",
+        )
     write_dataset(output, result.dataset)
     _report_build(result, output)
 
 
-def _report_build(result: Any, output: Path) -> None:
+def _report_build(result: Any, output: Path | None) -> None:
     header = result.dataset.header
     for warning in result.warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
@@ -157,6 +163,8 @@ def _report_build(result: Any, output: Path) -> None:
     for table in build_tables(result):
         out.print(table)
     calls = ", ".join(f"{name}: {u['calls']} calls" for name, u in result.usage.items())
+    if output is None:
+        return
     out.print(
         f"wrote {len(result.dataset.samples)} samples to {output}"
         + (f" ({calls})" if calls else "")

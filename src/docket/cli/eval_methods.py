@@ -32,6 +32,7 @@ ROWS: list[tuple[str, str, str]] = [
     ("calls_per_pair", "LLM calls / pair", ".2f"),
     ("tokens_per_pair", "tokens / pair", ".0f"),
     ("parse_failures", "parse failures", "d"),
+    ("engagement", "later turns engaged", "%"),
     ("invalid_evidence", "invalid evidence ids", "d"),
     ("unresolved", "unresolved escalations", "d"),
 ]

@@ -31,7 +31,7 @@ from docket.ir.evaluate import (
 from docket.ir.formats import write_atomically
 from docket.ir.per_query import PerQuery, per_query_variants, trec_eval_lines, write_per_query
 from docket.ir.rag import RagAlignment, rag_alignment, read_generation
-from docket.ir.significance import PairTest, compare_pairs
+from docket.ir.significance import PairTest, compare_pairs, require_two_systems
 
 CompletedOpt = Annotated[Path | None, typer.Option(help="completed qrels (e.g. from holes fill)")]
 
@@ -70,6 +70,8 @@ def systems(
     original = load_qrels(qrels, grades)
     completed = load_qrels(completed_qrels, grades) if completed_qrels else None
     systems_ = load_runs(runs, more_runs)
+    if significance:
+        require_two_systems(len(systems_))  # before any work
     names = split_names(measures, DEFAULT_MEASURES)
     report = compare_systems(systems_, original, completed, names, primary, condensed)
     table: PerQuery = {}

@@ -18,6 +18,7 @@ from rich.text import Text
 from docket.cli.common import id_column, out
 from docket.cli.transcript import review_hint, transcript_view
 from docket.llm.usage import Usage
+from docket.relevance.engagement import ENGAGED_TURNS, LATER_TURNS
 from docket.relevance.types import Judgment, Pair
 from docket.runner.results import StoredResults
 
@@ -55,6 +56,8 @@ class Digest:
         decided: pairs per ``decided_by``.
         gold: ``(gold, label)`` of automatically labelled pairs that have a gold label.
         debated: the pair worth showing: an escalation first, then the most rounds.
+        later_turns, engaged_turns: debate turns after round 1, and those that engaged
+            (see :mod:`docket.relevance.engagement`).
     """
 
     pairs: int = 0
@@ -64,6 +67,8 @@ class Digest:
     decided: Counter[str] = field(default_factory=Counter)
     gold: list[tuple[int, int]] = field(default_factory=list)
     debated: tuple[str, str] | None = None
+    later_turns: int = 0
+    engaged_turns: int = 0
 
     @classmethod
     def of(cls, rows: Iterable[Any]) -> Digest:
@@ -82,6 +87,8 @@ class Digest:
         self.calls += usage.get("calls", 0)
         self.tokens += usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)
         self.reasked += row.parse_failures or 0
+        self.later_turns += usage.get(LATER_TURNS, 0)
+        self.engaged_turns += usage.get(ENGAGED_TURNS, 0)
         self.decided[row.decided_by] += 1
         if row.gold is not None and row.label is not None:
             self.gold.append((row.gold, row.label))
@@ -168,6 +175,17 @@ def gold_line(gold: Sequence[tuple[int, int]]) -> str | None:
     )
 
 
+def engagement_line(digest: Digest) -> str | None:
+    """How many debate turns after round 1 engaged, if there were any."""
+    if not digest.later_turns:
+        return None
+    share = digest.engaged_turns / digest.later_turns
+    return (
+        f"debate turns after round 1 that engaged: {digest.engaged_turns} of "
+        f"{digest.later_turns} ({share:.0%}); the others repeated their previous turn"
+    )
+
+
 def print_summary(
     results: StoredResults, job: str, db: str, run: RunReport, *, show_transcript: bool = True
 ) -> None:
@@ -181,8 +199,9 @@ def print_summary(
     if digest.pairs:
         out.print(pair_table(results, title=f"job {job}", total=digest.pairs))
         out.print(totals_table(digest, run))
-    if (line := gold_line(digest.gold)) is not None:
-        out.print(line, soft_wrap=True)
+    for line in (gold_line(digest.gold), engagement_line(digest)):
+        if line is not None:
+            out.print(line, soft_wrap=True)
     shown = results.get(digest.debated) if show_transcript and digest.debated else None
     if shown is not None and len(shown[1].transcript) > 1:
         out.print(Text("\none debate, round by round:", style="bold"))

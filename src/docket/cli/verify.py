@@ -285,7 +285,9 @@ def token_add(
     """Create a token for NAME and print it once (only its hash is stored)."""
     from docket.adherence.web.tokens import add_token
     from docket.store.base import open_store
+    from docket.web.tokens import check_user_name
 
+    check_user_name(name.strip())  # before the store exists: a refused name creates nothing
     store = open_store(load_settings(db=db).db)
     out.print(add_token(store, name), soft_wrap=True)
     store.close()

@@ -22,6 +22,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 from pydantic import BaseModel
 
+from docket.errors import ConfigError
+
 # Relative tolerance when comparing permuted statistics with the observed one, so that
 # floating-point noise does not turn an equal statistic into a smaller one.
 _TOLERANCE = 1e-9
@@ -133,6 +135,19 @@ class PairTest(BaseModel):
     randomization_significant: bool
 
 
+def require_two_systems(count: int) -> None:
+    """Refuse a significance test over fewer than two systems.
+
+    Raises:
+        ConfigError: ``count`` < 2.
+    """
+    if count < 2:
+        raise ConfigError(
+            f"significance tests compare pairs of systems, and {count} system(s) were given",
+            hint="pass two or more runs, or leave out --significance",
+        )
+
+
 def compare_pairs(
     per_query: Mapping[str, Mapping[str, float]],
     variant: str,
@@ -151,8 +166,12 @@ def compare_pairs(
         alpha: family-wise significance level.
         permutations: budget of the randomization test.
         seed: seed of the randomization test.
+
+    Raises:
+        ConfigError: fewer than two systems (there is no pair to compare).
     """
     names = list(per_query)
+    require_two_systems(len(names))
     qids = sorted(per_query[names[0]]) if names else []
     rows = []
     for a, b in itertools.combinations(names, 2):

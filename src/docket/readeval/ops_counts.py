@@ -5,10 +5,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from docket.adherence.checks.counts import CAPS_WORD, WORD, paragraph_spans, sentence_starts
-
 # The checkers' own patterns, so that an operator counts exactly what the checker counts.
-from docket.adherence.checks.style import _BULLET, _HIGHLIGHT, _NUMBERED
+from docket.adherence.checks import (
+    HIGHLIGHT,
+    NUMBERED,
+    WORD,
+    bullet_pattern,
+    caps_words,
+    paragraph_spans,
+    sentence_starts,
+)
 from docket.readeval.operators import (
     MutationContext,
     has_high,
@@ -137,7 +143,7 @@ def letter_count_remove(text: str, params: Any, ctx: MutationContext) -> str | N
 @operator("uppercase_word_count", "shout", when=has_high)
 def uppercase_shout(text: str, params: Any, ctx: MutationContext) -> str | None:
     """Write words in capitals past the maximum number of all-caps words."""
-    need = params.high + ctx.excess() - len(CAPS_WORD.findall(text))
+    need = params.high + ctx.excess() - len(caps_words(text, params.min_letters))
     quiet = [m for m in WORD.finditer(text) if len(m.group()) > 1 and not m.group().isupper()]
     if need <= 0 or len(quiet) < need:
         return None
@@ -150,7 +156,14 @@ def uppercase_shout(text: str, params: Any, ctx: MutationContext) -> str | None:
 @operator("uppercase_word_count", "unshout", when=has_positive_low)
 def uppercase_unshout(text: str, params: Any, ctx: MutationContext) -> str | None:
     """Write all-caps words in small letters, below the minimum."""
-    return CAPS_WORD.sub(lambda m: m.group().capitalize(), text)
+    for start, end in reversed(caps_words(text, params.min_letters)):
+        text = text[:start] + _unshouted(text[start:end]) + text[end:]
+    return text
+
+
+def _unshouted(word: str) -> str:
+    small = word.capitalize()  # "NASA" -> "Nasa"; "I" and "B5" stay capitals, so lower them
+    return word.lower() if small.isupper() else small
 
 
 def _lines(prefix: str, count: int, ctx: MutationContext) -> str:
@@ -161,7 +174,8 @@ def _lines(prefix: str, count: int, ctx: MutationContext) -> str:
 @operator("bullet_list", "add", when=has_high)
 def bullet_list_add(text: str, params: Any, ctx: MutationContext) -> str | None:
     """Append bullet items past the maximum."""
-    need = params.high + ctx.excess() - len(_BULLET.findall(text))
+    pattern = bullet_pattern(params.markers, params.space_after)
+    need = params.high + ctx.excess() - len(pattern.findall(text))
     return f"{text.rstrip()}\n{_lines('- {item}', need, ctx)}" if need > 0 else None
 
 
@@ -174,7 +188,7 @@ def bullet_list_unbullet(text: str, params: Any, ctx: MutationContext) -> str | 
 @operator("numbered_list", "add", when=has_high)
 def numbered_list_add(text: str, params: Any, ctx: MutationContext) -> str | None:
     """Append numbered items past the maximum."""
-    have = len(_NUMBERED.findall(text))
+    have = len(NUMBERED.findall(text))
     need = params.high + ctx.excess() - have
     items = _lines("{n}. {item}", have + need, ctx).split("\n")[have:]
     return f"{text.rstrip()}\n" + "\n".join(items) if need > 0 else None
@@ -189,7 +203,7 @@ def numbered_list_unnumber(text: str, params: Any, ctx: MutationContext) -> str 
 @operator("numbered_list", "renumber", when=lambda p: p.sequential)
 def numbered_list_renumber(text: str, params: Any, ctx: MutationContext) -> str | None:
     """Give one item a number out of sequence."""
-    items = list(_NUMBERED.finditer(text))
+    items = list(NUMBERED.finditer(text))
     if not items:
         return None
     item = ctx.rng.choice(items)
@@ -200,7 +214,7 @@ def numbered_list_renumber(text: str, params: Any, ctx: MutationContext) -> str 
 @operator("highlighted_sections", "highlight", when=has_high)
 def highlight_add(text: str, params: Any, ctx: MutationContext) -> str | None:
     """Mark words in bold past the maximum number of highlights."""
-    need = params.high + ctx.excess() - len(_HIGHLIGHT.findall(text))
+    need = params.high + ctx.excess() - len(HIGHLIGHT.findall(text))
     words = [m for m in WORD.finditer(text) if len(m.group()) > 2]
     if need <= 0 or len(words) < need:
         return None
@@ -212,4 +226,4 @@ def highlight_add(text: str, params: Any, ctx: MutationContext) -> str | None:
 @operator("highlighted_sections", "unhighlight", when=has_positive_low)
 def highlight_remove(text: str, params: Any, ctx: MutationContext) -> str | None:
     """Remove the Markdown emphasis."""
-    return _HIGHLIGHT.sub(lambda m: m.group().strip("*"), text)
+    return HIGHLIGHT.sub(lambda m: m.group().strip("*"), text)

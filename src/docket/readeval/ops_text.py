@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from docket.adherence.checks.contacts import EMAIL, URL, phone_numbers_in
-from docket.adherence.checks.counts import WORD
-from docket.adherence.checks.keywords import keyword_pattern
+from docket.adherence.checks import (
+    EMAIL,
+    PLACEHOLDER,
+    URL,
+    WORD,
+    keyword_pattern,
+    phone_numbers_in,
+)
 
 # The checker's own pattern, so that an operator counts exactly what the checker counts.
-from docket.adherence.checks.style import _PLACEHOLDER
 from docket.readeval.operators import (
     FILLER,
     MutationContext,
@@ -147,7 +151,7 @@ def punctuation_insert(text: str, params: Any, ctx: MutationContext) -> str | No
 @operator("placeholders", "insert", when=has_high)
 def placeholders_insert(text: str, params: Any, ctx: MutationContext) -> str | None:
     """Replace words by template placeholders such as [name], past the maximum."""
-    need = params.high + 1 - len(_PLACEHOLDER.findall(text))
+    need = params.high + 1 - len(PLACEHOLDER.findall(text))
     words = [m for m in WORD.finditer(text) if len(m.group()) > 2]
     if need <= 0 or len(words) < need:
         return None
@@ -159,7 +163,7 @@ def placeholders_insert(text: str, params: Any, ctx: MutationContext) -> str | N
 @operator("placeholders", "fill", when=has_positive_low)
 def placeholders_fill(text: str, params: Any, ctx: MutationContext) -> str | None:
     """Fill in the placeholders."""
-    return _PLACEHOLDER.sub("Alex", text)
+    return PLACEHOLDER.sub("Alex", text)
 
 
 def _break_json(text: str, params: Any, ctx: MutationContext) -> str | None:

@@ -11,6 +11,7 @@ from docket.adherence.rules import RuleSet
 from docket.adherence.verify.submission import Submission
 from docket.adherence.verify.verdict import Mode, Verdict
 from docket.adherence.verify.verifier import Verifier, VerifierConfig
+from docket.errors import ConfigError, InputError
 from docket.fanout import bounded_map
 from docket.llm import Model
 from docket.readeval.dataset import PAPER_F1, REFERENCE, Dataset, DatasetHeader, Sample
@@ -73,6 +74,28 @@ def select_samples(
         not_scored += max(0, len(chosen) - limit)
         chosen = chosen[:limit]
     return chosen, not_scored
+
+
+def require_samples(
+    dataset: Dataset, chosen: Sequence[Sample], ruleset_name: str, dataset_name: str = ""
+) -> None:
+    """Refuse a run with nothing to score: an empty dataset, or no sample for these rules.
+
+    Raises:
+        InputError: the dataset holds no samples.
+        ConfigError: none of its samples is about a rule of the rule set.
+    """
+    if not dataset.samples:
+        raise InputError(
+            "the dataset holds no samples",
+            path=dataset_name or None,
+            hint="build one with `docket bench readeval build`",
+        )
+    if not chosen:
+        raise ConfigError(
+            f"none of the {len(dataset.samples)} samples is about a rule of '{ruleset_name}'",
+            hint="use the rules file the dataset was built from, or other --tiers",
+        )
 
 
 def run_warnings(header: DatasetHeader, ruleset: RuleSet, model_names: Sequence[str]) -> list[str]:
@@ -179,9 +202,12 @@ async def run_readeval(
     The verifier's incremental cache is off, so every sample is verified on its own.
 
     Raises:
-        ConfigError: the rule set has LLM rules for a tier without a model.
+        InputError: the dataset holds no samples.
+        ConfigError: no sample is about a rule of ``ruleset``, or the rule set has LLM
+            rules for a tier without a model.
     """
     samples, not_scored = select_samples(dataset, ruleset, limit)
+    require_samples(dataset, samples, ruleset.name, dataset_name)
     models = [m for m in {id(m): m for m in (sim_model, sub_model) if m}.values()]
     reports = {}
     for mode in modes:

@@ -2,8 +2,9 @@
 
 Each round every agent reads the numbered chunk, its own previous turn and the others'
 previous turns (label, reasoning and quoted evidence), answers the others' claims, and
-replies with a label, evidence ids and one to three sentences of reasoning. The first round in which all labels agree decides the
-pair (``consensus``). Without agreement after R rounds, or as soon as a turn cannot be
+replies with a label, evidence ids and one to three sentences of reasoning. The first
+round in which all labels agree decides the pair (``consensus``). Every parsed turn after
+round 1 records whether it engaged with the debate (:mod:`docket.relevance.engagement`). Without agreement after R rounds, or as soon as a turn cannot be
 parsed, the pair is escalated to a human with the whole transcript; an optional LLM
 adjudicator may decide disagreements instead.
 """
@@ -17,6 +18,7 @@ from typing import Any
 
 from docket.llm.model import Model, Parsed
 from docket.relevance import prompts
+from docket.relevance.engagement import classify, engagement_counts
 from docket.relevance.evidence import sentence_id, split_sentences, validate_evidence
 from docket.relevance.options import JudgeOptions
 from docket.relevance.parsing import TurnReply, parse_turn
@@ -94,6 +96,7 @@ class DreamJudge:
             turns = await asyncio.gather(
                 *(self._turn(agent, round_no, chunk, previous) for agent in self.agents)
             )
+            class_turns(turns, previous)
             transcript.extend(turns)
             if not all(turn["parsed"] for turn in turns):
                 return self._judgment(pair, transcript, None, "escalated", round_no)
@@ -165,13 +168,25 @@ class DreamJudge:
             decided_by=decided_by,
             rounds=rounds,
             transcript=tuple(transcript),
-            usage=sum_usage(turn["usage"] for turn in transcript),
+            usage={
+                **sum_usage(turn["usage"] for turn in transcript),
+                **engagement_counts(transcript),
+            },
             model=self.model_name,
             prompt_hash=prompts.PROMPT_HASH,
             config=self.options.record(),
             parse_failures=sum(turn["parse_failures"] for turn in transcript),
             invalid_evidence=sum(len(turn["invalid_evidence"]) for turn in transcript),
         )
+
+
+def class_turns(turns: Sequence[dict[str, Any]], previous: Mapping[str, dict[str, Any]]) -> None:
+    """Add ``engagement`` to each parsed turn that follows a previous turn of its agent."""
+    for turn in turns:
+        own = previous.get(turn["agent"])
+        if own is not None and turn["parsed"]:
+            others = [t for name, t in previous.items() if name != turn["agent"]]
+            turn["engagement"] = classify(turn, own, others)
 
 
 def turn_record(

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
 from docket.agreement import cohen_kappa, weighted_kappa
+from docket.relevance.engagement import engagement_share
 from docket.relevance.types import Judgment
 
 Key = tuple[str, str]
@@ -63,6 +64,9 @@ class MethodMetrics:
             answers from the response cache included (the method's cost, not this run's).
         parse_failures: unparsable replies (each re-ask counts again).
         invalid_evidence: cited sentence ids that do not exist in the chunk.
+        engagement: share of the parsed debate turns after round 1 that engaged (answered
+            or cited another agent, or changed their own turn), over ``later_turns``;
+            None without such turns (single judges, debates all decided in round 1).
     """
 
     method: str
@@ -85,6 +89,8 @@ class MethodMetrics:
     graded_pairs: int = 0
     answered_by: str = "gold"
     answered: int = 0
+    engagement: float | None = None
+    later_turns: int = 0
 
     @property
     def escalations_answered(self) -> str:
@@ -176,6 +182,7 @@ def compute_metrics(
     auto = class_recalls([p for p, _ in auto_pairs], [g for _, g in auto_pairs])
     n = len(judgments)
     escalated = sum(j.escalated for j in judgments)
+    engaged, later = engagement_share(j.usage for j in judgments)
     return MethodMetrics(
         method=method,
         pairs=n,
@@ -199,6 +206,8 @@ def compute_metrics(
         graded_pairs=len(graded),
         answered_by="gold" if humans is None else "reviewers",
         answered=escalated - unresolved,
+        engagement=engaged / later if later else None,
+        later_turns=later,
     )
 
 

@@ -3,9 +3,10 @@
 The protocol asks for a JSON object. A reply may wrap it in a code fence or in prose (the
 first JSON object is read), leave out evidence or reasoning, or, from a model that ignores
 the format, give ``label: ...`` lines in any case and markdown. A reply cut off inside its
-JSON still yields its label when the ``"label"`` member is complete. A reply without
-exactly one recognisable label raises :class:`ParseError`: it is never turned into a
-default label.
+JSON still yields its label when the ``"label"`` member is complete, with the reasoning
+written so far. A reply without exactly one recognisable label, or whose reasoning is
+empty, raises :class:`ParseError`: it is never turned into a default label, and a turn
+that gives no reason is no turn (the Model asks once more, as for a missing label).
 """
 
 from __future__ import annotations
@@ -53,8 +54,8 @@ def parse_turn(text: str) -> TurnReply:
     several LABEL lines, those without a label word are skipped.
 
     Raises:
-        ParseError: no label, an ambiguous value such as ``relevant or irrelevant``, or
-            LABEL lines that disagree.
+        ParseError: no label, an ambiguous value such as ``relevant or irrelevant``, LABEL
+            lines that disagree, or an empty reasoning.
     """
     fields = _json_fields(text) or _line_fields(text)
     values = fields.get("label") or []
@@ -68,8 +69,21 @@ def parse_turn(text: str) -> TurnReply:
     return TurnReply(
         label=labels.pop(),
         evidence=tuple(parse_evidence_ids(evidence)),
-        reasoning=str(fields.get("reasoning") or "").strip(),
+        reasoning=reasoning_of(fields, text),
     )
+
+
+def reasoning_of(fields: dict[str, Any], raw: str) -> str:
+    """The reply's reasoning, stripped.
+
+    Raises:
+        ParseError: the reasoning is missing, empty or only whitespace.
+    """
+    reasoning = fields.get("reasoning")
+    reasoning = "" if reasoning is None else str(reasoning).strip()
+    if not reasoning:
+        raise ParseError('the "reasoning" is empty: give 1-3 sentences of reasoning', raw=raw)
+    return reasoning
 
 
 def label_from_value(value: Any, *, raw: str = "") -> int:
@@ -155,12 +169,16 @@ def json_objects(text: str) -> Iterator[dict[str, Any]]:
         position = end
 
 
-_JSON_MEMBER = re.compile(r'"(label|grade|evidence)"\s*:\s*("(?:[^"\\]|\\.)*"|\d+|\[[^\]]*\])')
+_JSON_MEMBER = re.compile(
+    r'"(label|grade|evidence|reasoning)"\s*:\s*("(?:[^"\\]|\\.)*"|\d+|\[[^\]]*\])'
+)
+# A "reasoning" string that the end of the reply cut off: its text so far.
+_CUT_REASONING = re.compile(r'"reasoning"\s*:\s*"((?:[^"\\]|\\.)*)(?:\\)?$')
 
 
 def _truncated_json_fields(text: str) -> dict[str, Any]:
     # A reply that ran out of tokens inside "reasoning" still holds complete members
-    # before it; only members whose value is complete are read.
+    # before it; only members whose value is complete are read, and the reasoning so far.
     fields: dict[str, Any] = {}
     for key, raw in _JSON_MEMBER.findall(text):
         try:
@@ -168,7 +186,16 @@ def _truncated_json_fields(text: str) -> dict[str, Any]:
         except ValueError:
             continue
         fields.setdefault(key, [value] if key == "label" else value)
+    if fields and "reasoning" not in fields and (cut := _CUT_REASONING.search(text.rstrip())):
+        fields["reasoning"] = _unescape(cut.group(1))
     return fields
+
+
+def _unescape(partial: str) -> str:
+    try:
+        return json.loads(f'"{partial}"')
+    except ValueError:  # an escape cut in half, e.g. "\u00"
+        return partial
 
 
 def _field_of(key: str) -> str | None:
@@ -186,18 +213,21 @@ class GradeReply:
 
 def parse_grade(text: str) -> GradeReply:
     """Read a 0-3 grade from a JSON reply (``grade`` or ``score``), or a ``final score: n``
-    or ``grade: n`` line.
+    or ``grade: n`` line (the text before it is the reasoning).
 
     Raises:
-        ParseError: no grade, or a grade outside 0-3.
+        ParseError: no grade, a grade outside 0-3, or no reasoning.
     """
     fields = _json_fields(text)
     value = fields.get("grade")
     if value is None:
-        matches = _GRADE.findall(text.replace("*", ""))
+        plain = text.replace("*", "")
+        matches = list(_GRADE.finditer(plain))
         if not matches:
             raise ParseError('no "grade" found', raw=text)
-        value = matches[-1]
+        value = matches[-1].group(1)
+        # UMBRELA's line form: the lines before the score are its reasoning (M: 2, T: 1).
+        fields = {"reasoning": plain[: matches[-1].start()].strip(" \n#")}
     try:
         grade = int(value)
     except (TypeError, ValueError):
@@ -207,7 +237,7 @@ def parse_grade(text: str) -> GradeReply:
     return GradeReply(
         grade=grade,
         evidence=tuple(parse_evidence_ids(fields.get("evidence") or "")),
-        reasoning=str(fields.get("reasoning") or "").strip(),
+        reasoning=reasoning_of(fields, text),
     )
 
 

@@ -1,4 +1,4 @@
-"""Every prompt of the relevance methods (protocol version 3), versioned and hashed.
+"""Every prompt of the relevance methods (protocol version 4), versioned and hashed.
 
 One chat protocol for every method and every provider:
 
@@ -11,8 +11,14 @@ One chat protocol for every method and every provider:
   after it;
 - **JSON replies** ``{label, evidence, reasoning}`` (``grade`` instead of ``label`` on the
   graded scale), requested through the server's JSON-schema support where the provider
-  has it and parsed tolerantly otherwise (see :mod:`docket.relevance.parsing`). LARA asks
-  for one word, because its confidence is read from the first answer token.
+  has it and parsed tolerantly otherwise (see :mod:`docket.relevance.parsing`). The
+  reasoning must say something: the schema asks for :data:`MIN_REASONING_CHARS`
+  characters, and a reply whose reasoning is empty is unreadable (asked once more). LARA
+  asks for one word, because its confidence is read from the first answer token.
+
+:data:`PROMPT_VERSION` names the contract of a reply: it goes up when what is asked or
+what is accepted changes (4: an empty reasoning became unreadable). :data:`PROMPT_HASH`
+changes with any template or schema.
 
 No assistant prefill and no demonstrations: chat servers close an open assistant turn.
 Query, chunk and model-written arguments are untrusted; they sit between tags and any
@@ -30,7 +36,9 @@ from typing import Any
 from docket.llm.types import Message, Request
 from docket.relevance.evidence import number_sentences, parse_evidence_ids, sentence_id
 
-PROMPT_VERSION = "3"
+PROMPT_VERSION = "4"
+MIN_REASONING_CHARS = 10
+"""The shortest reasoning the JSON schema asks for (servers with grammar support enforce it)."""
 LABEL_TEXT = {1: "relevant", 0: "irrelevant"}
 
 SYSTEM = """You are a careful relevance assessor for the evaluation of a search engine. \
@@ -140,7 +148,7 @@ LABEL_SCHEMA: dict[str, Any] = {
     "properties": {
         "label": {"type": "string", "enum": ["relevant", "irrelevant"]},
         "evidence": {"type": "array", "items": {"type": "string"}},
-        "reasoning": {"type": "string"},
+        "reasoning": {"type": "string", "minLength": MIN_REASONING_CHARS},
     },
     "required": ["label", "evidence", "reasoning"],
     "additionalProperties": False,
@@ -150,7 +158,7 @@ GRADE_SCHEMA: dict[str, Any] = {
     "properties": {
         "grade": {"type": "integer", "enum": [0, 1, 2, 3]},
         "evidence": {"type": "array", "items": {"type": "string"}},
-        "reasoning": {"type": "string"},
+        "reasoning": {"type": "string", "minLength": MIN_REASONING_CHARS},
     },
     "required": ["grade", "evidence", "reasoning"],
     "additionalProperties": False,

@@ -7,20 +7,18 @@ disabling the reviewer ends their browser sessions at the next request.
 
 from __future__ import annotations
 
-import re
-
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from docket.errors import InputError, ReviewError
+from docket.errors import ReviewError
 from docket.review.models import Reviewer
 from docket.review.queue import resolve_reviewer
 from docket.web import sessions
-from docket.web.tokens import Principal, new_token, sha256
+from docket.web.tokens import USER_NAME, Principal, check_user_name, new_token, sha256
 
 APP = "review"
 TOKEN_PREFIX = "dkr_"
-NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,119}$")
+NAME = USER_NAME
 
 
 class ReviewerTokens:
@@ -46,10 +44,7 @@ def add_reviewer(
         InputError: the name is not 1-120 letters, digits or ``_.@-``.
         ReviewError: a reviewer with that name exists.
     """
-    if not NAME.match(name):
-        raise InputError(
-            "use 1-120 letters, digits, '_', '.', '@' or '-'", field="name", hint=repr(name)
-        )
+    check_user_name(name)
     if session.scalars(select(Reviewer).where(Reviewer.name == name)).first() is not None:
         raise ReviewError(
             f"reviewer '{name}' already exists",

@@ -7,11 +7,30 @@ passwords. Each app says who owns a token through a :class:`TokenBackend`.
 from __future__ import annotations
 
 import hashlib
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Protocol
 
 from sqlalchemy.orm import Session
+
+from docket.errors import InputError
+
+USER_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,119}$")
+"""A reviewer's or API user's name: 1-120 letters, digits, ``_ . @ -``."""
+
+
+def check_user_name(name: str) -> str:
+    """Return ``name`` if it matches :data:`USER_NAME`.
+
+    Raises:
+        InputError: it does not (the name is shown in the hint).
+    """
+    if not USER_NAME.match(name):
+        raise InputError(
+            "use 1-120 letters, digits, '_', '.', '@' or '-'", field="name", hint=repr(name)
+        )
+    return name
 
 
 def sha256(secret: str) -> str:

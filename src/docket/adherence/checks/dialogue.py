@@ -6,13 +6,24 @@ from pydantic import Field, field_validator, model_validator
 
 from docket.adherence.checks.base import Bounds, CheckOutcome, Params, checker
 from docket.adherence.checks.counts import WORD
-from docket.adherence.record import Record
+from docket.adherence.record import Record, role_problem
+
+
+def _known_role(role: str | None) -> str | None:
+    if role is not None and (problem := role_problem(role)) is not None:
+        raise ValueError(problem)
+    return role
 
 
 class TurnCountParams(Bounds):
     """``role``: count only this speaker's turns (default: all turns)."""
 
     role: str | None = None
+
+    @field_validator("role")
+    @classmethod
+    def _role_is_no_typo(cls, role: str | None) -> str | None:
+        return _known_role(role)
 
 
 @checker("turn_count", TurnCountParams, level="record")
@@ -41,6 +52,8 @@ class AlternationParams(Params):
     def _consistent(self) -> AlternationParams:
         if len(set(self.roles)) != len(self.roles):
             raise ValueError("'roles' must not repeat a role")
+        for role in self.roles:
+            _known_role(role)
         if self.first_role is not None and self.first_role not in self.roles:
             raise ValueError(f"'first_role' must be one of {self.roles}")
         return self

@@ -10,7 +10,7 @@ from typing import Literal
 from pydantic import Field
 
 from docket.adherence.checks.base import Bounds, CheckOutcome, Params, checker
-from docket.adherence.checks.counts import count_outcome, paragraph_spans
+from docket.adherence.checks.counts import WORD, count_outcome, paragraph_spans
 
 _TITLE = re.compile(r"<<([^\n]+?)>>")
 
@@ -78,15 +78,16 @@ def separated_responses(text: str, params: ResponsesParams) -> CheckOutcome:
 
 class FirstWordParams(Params):
     """``paragraph``: which paragraph (1 = the first); ``word``: its required first word
-    (case-insensitive; quotes and punctuation around it are ignored); ``separator``:
-    ``blank_line`` (default), ``divider`` or ``divider_line``, as for paragraph_count."""
+    (case-insensitive); ``separator``: ``blank_line`` (default), ``divider`` or
+    ``divider_line``, as for paragraph_count. ``punctuation``: ``ignored`` (default: quotes,
+    markup and punctuation around the word do not count, so ``**Summary:**`` starts with
+    "summary") or ``ifeval`` (IFEval's reading: the first token without opening quotes, up
+    to the first . , ? ! ' or ", so ``Summary:`` is not "summary")."""
 
     paragraph: int = Field(ge=1)
     word: str = Field(min_length=1)
     separator: Literal["blank_line", "divider", "divider_line"] = "blank_line"
-
-
-_LEADING = re.compile(r"^[\W_]*([^\s.,?!'\"]*)")
+    punctuation: Literal["ignored", "ifeval"] = "ignored"
 
 
 @checker("paragraph_first_word", FirstWordParams)
@@ -96,15 +97,35 @@ def paragraph_first_word(text: str, params: FirstWordParams) -> CheckOutcome:
     if params.paragraph > len(spans):
         return CheckOutcome(False, f"only {len(spans)} paragraphs, no paragraph {params.paragraph}")
     start, end = spans[params.paragraph - 1]
-    body = text[start:end].strip()
-    first = _LEADING.match(body).group(1)  # type: ignore[union-attr]  (the pattern always matches)
-    if first.casefold() == params.word.strip().casefold():
+    if params.punctuation == "ifeval":
+        first, wanted = _ifeval_first_word(text[start:end]), params.word.strip()
+    else:
+        first, wanted = first_word(text[start:end]), first_word(params.word) or params.word
+    if first.casefold() == wanted.strip().casefold():
         return CheckOutcome(True, f"paragraph {params.paragraph} starts with '{first}'")
     offset = start + (len(text[start:end]) - len(text[start:end].lstrip()))
-    span = (offset, offset + len(body.split(None, 1)[0]))
+    span = (offset, offset + len(text[offset:end].split(None, 1)[0]))  # the first token
     return CheckOutcome(
         False, f"paragraph {params.paragraph} starts with '{first}', not '{params.word}'", span
     )
+
+
+def first_word(text: str) -> str:
+    """The first word of ``text`` without the punctuation or markup around it.
+
+    ``**Hello**,``, ``"Hello:`` and ``## Hello`` all give ``Hello``; a word keeps its inner
+    apostrophes and hyphens (``Don't``, ``Well-known``). Empty when there is no word.
+    """
+    found = WORD.search(text)
+    return found.group() if found else ""
+
+
+_IFEVAL_WORD = re.compile(r"[^.,?!'\"]*")
+
+
+def _ifeval_first_word(text: str) -> str:
+    token = text.split(None, 1)[0].lstrip("'").lstrip('"') if text.strip() else ""
+    return _IFEVAL_WORD.match(token).group()  # type: ignore[union-attr]  (always matches)
 
 
 class PostscriptParams(Params):

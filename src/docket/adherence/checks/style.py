@@ -12,13 +12,13 @@ from pydantic import Field
 from docket.adherence.checks.base import Bounds, CheckOutcome, Params, checker
 from docket.adherence.checks.counts import WORD, count_outcome
 
-_BULLET = re.compile(r"^[ \t]*[-*+•][ \t]+\S", re.M)
-_NUMBERED = re.compile(r"^[ \t]*(\d+)[.)][ \t]+\S", re.M)
-_HIGHLIGHT = re.compile(
+# The patterns the checkers count with, public so that RE-AD-Eval's mutations count the same.
+NUMBERED = re.compile(r"^[ \t]*(\d+)[.)][ \t]+\S", re.M)
+HIGHLIGHT = re.compile(
     r"(?<!\*)\*\*(?![\s*])[^*\n]+?(?<![\s*])\*\*(?!\*)"  # **bold**
     r"|(?<![*\w])\*(?![\s*])[^*\n]+?(?<![\s*])\*(?![*\w])"  # *italic*
 )
-_PLACEHOLDER = re.compile(r"\[[^\[\]\n]{1,60}\](?!\()")  # [name], but not a [link](url)
+PLACEHOLDER = re.compile(r"\[[^\[\]\n]{1,60}\](?!\()")  # [name], but not a [link](url)
 _UPPER, _LOWER = regex.compile(r"\p{Lu}|\p{Lt}"), regex.compile(r"\p{Ll}")
 _MINOR_WORDS = frozenset(
     ["a", "an", "and", "as", "at", "but", "by", "for", "in", "of", "on", "or", "the", "to", "with"]
@@ -87,7 +87,8 @@ class BulletParams(Bounds):
 
 
 @lru_cache(maxsize=64)
-def _bullet_pattern(markers: str, space_after: bool) -> re.Pattern[str]:
+def bullet_pattern(markers: str, space_after: bool) -> re.Pattern[str]:
+    """The pattern of a bullet line opened by one of ``markers`` (see :class:`BulletParams`)."""
     marker = "[" + "".join(re.escape(c) for c in markers) + "]"
     after = r"[ \t]+\S" if space_after else r"(?!\*)"
     return re.compile(rf"^[ \t]*{marker}{after}", re.M)
@@ -96,7 +97,7 @@ def _bullet_pattern(markers: str, space_after: bool) -> re.Pattern[str]:
 @checker("bullet_list", BulletParams)
 def bullet_list(text: str, params: BulletParams) -> CheckOutcome:
     """The number of bullet items (lines starting with -, *, + or •) is within the range."""
-    pattern = _bullet_pattern(params.markers, params.space_after)
+    pattern = bullet_pattern(params.markers, params.space_after)
     return count_outcome("bullet items", [m.start() for m in pattern.finditer(text)], text, params)
 
 
@@ -109,7 +110,7 @@ class NumberedParams(Bounds):
 @checker("numbered_list", NumberedParams)
 def numbered_list(text: str, params: NumberedParams) -> CheckOutcome:
     """The number of numbered items (lines like '1.' or '2)') is within the range, optionally in order."""
-    items = list(_NUMBERED.finditer(text))
+    items = list(NUMBERED.finditer(text))
     if params.sequential:
         for expected, item in enumerate(items, start=1):
             if int(item.group(1)) != expected:
@@ -123,14 +124,14 @@ def numbered_list(text: str, params: NumberedParams) -> CheckOutcome:
 @checker("highlighted_sections", ListParams)
 def highlighted_sections(text: str, params: ListParams) -> CheckOutcome:
     """The number of Markdown highlights (*text* or **text**) is within the range."""
-    starts = [m.start() for m in _HIGHLIGHT.finditer(text)]
+    starts = [m.start() for m in HIGHLIGHT.finditer(text)]
     return count_outcome("highlighted sections", starts, text, params)
 
 
 @checker("placeholders", ListParams)
 def placeholders(text: str, params: ListParams) -> CheckOutcome:
     """The number of square-bracket placeholders like [name] is within the range (max 0: none allowed)."""
-    found = list(_PLACEHOLDER.finditer(text))
+    found = list(PLACEHOLDER.finditer(text))
     outcome = count_outcome("placeholders", [m.start() for m in found], text, params)
     if not outcome.passed and outcome.span is not None and params.high is not None:
         extra = found[params.high]  # point at the placeholder itself, not to the end

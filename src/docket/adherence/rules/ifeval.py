@@ -85,7 +85,10 @@ _SPECS: dict[str, Callable[[dict[str, Any]], list[Spec]]] = {
     "language:response_language": lambda k: [("response_language", {"language": k["language"]})],
     "length_constraints:nth_paragraph_first_word": lambda k: [
         ("paragraph_count", {"exact": k["num_paragraphs"]}),
-        ("paragraph_first_word", {"paragraph": k["nth_paragraph"], "word": k["first_word"]}),
+        (
+            "paragraph_first_word",
+            {"paragraph": k["nth_paragraph"], "word": k["first_word"], "punctuation": "ifeval"},
+        ),
     ],
     "length_constraints:number_paragraphs": lambda k: [
         ("paragraph_count", {"exact": k["num_paragraphs"], "separator": "divider"})

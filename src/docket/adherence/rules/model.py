@@ -25,6 +25,7 @@ from docket.errors import ConfigError, InputError
 Tier = Literal["fmt", "sim", "sub"]
 TIERS: tuple[Tier, ...] = ("fmt", "sim", "sub")
 RULE_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,63}$"
+_NULL_WORDS = frozenset({"None", "none", "null", "Null", "NULL", "~"})
 
 
 class RulesFileError(InputError, ConfigError):
@@ -107,6 +108,14 @@ class Rule(_Versioned):
     source: Source | None = None
     note: str | None = None
     _params: BaseModel | None = PrivateAttr(default=None)
+
+    @field_validator("text")
+    @classmethod
+    def _says_something(cls, text: str) -> str:
+        # YAML reads `text: None` as the string "None"; neither it nor blanks are a rule.
+        if not text.strip() or text.strip() in _NULL_WORDS:
+            raise ValueError(f"the rule text is empty ({text.strip()!r}): write the requirement")
+        return text
 
     @model_validator(mode="after")
     def _check_fits_tier(self) -> Rule:

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
 
-from docket.adherence.record import Record
+from docket.adherence.record import Record, role_problem
 
 ScopeKind = Literal["record", "each_turn", "role", "field", "last_turn"]
 
@@ -40,6 +40,8 @@ class Scope(BaseModel):
     def _role_and_field_match_kind(self) -> Scope:
         if (self.kind == "role") != bool(self.role):
             raise ValueError("'role' is required exactly when kind is 'role'")
+        if self.role and (problem := role_problem(self.role)) is not None:
+            raise ValueError(problem)
         if (self.kind == "field") != bool(self.field):
             raise ValueError("'field' is required exactly when kind is 'field'")
         return self

@@ -17,7 +17,7 @@ from docket.adherence.models import ApiToken
 from docket.errors import InputError
 from docket.store.base import Store
 from docket.web import sessions
-from docket.web.tokens import Principal, new_token, sha256
+from docket.web.tokens import Principal, check_user_name, new_token, sha256
 
 APP = "verify"
 TOKEN_PREFIX = "dkv_"
@@ -51,9 +51,14 @@ class VerifyTokens:
 
 
 def add_token(store: Store, name: str) -> str:
-    """Create an API token for ``name``; the plain token is returned once and never stored."""
+    """Create an API token for ``name``; the plain token is returned once and never stored.
+
+    Raises:
+        InputError: the name is empty or not 1-120 letters, digits or ``_.@-``.
+    """
     if not name.strip():
         raise InputError("a token needs a name (who uses it)", field="name")
+    check_user_name(name.strip())
     token = new_token(TOKEN_PREFIX)
     with store.session() as session:
         session.add(ApiToken(name=name.strip(), token_sha256=sha256(token)))
