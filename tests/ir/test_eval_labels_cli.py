@@ -82,6 +82,20 @@ def test_runs_take_several_values_and_scores_match_ir_measures(
     assert ranking["queries"] == 2 and ranking["measure"] == "P@2"
 
 
+def test_the_readme_command_line(bench, files, tmp_path: Path) -> None:
+    gold, noisy, same = files
+    png = tmp_path / "confusion.png"
+    args = [gold, noisy, same, "--clip", "0:3", "--rel-level", 2, "--runs", *bench.runs]
+    result = _invoke(*args, "--measure", "nDCG@10", "--format", "markdown", "--plot", png)
+    header, rule, *rows = result.stdout.splitlines()
+    assert header.endswith("| kappa >=3 | alpha nominal | alpha ordinal | alpha interval | bAcc >=2 "
+                           "| recall irrelevant | recall relevant | queries | tau | tau_ap | rho "
+                           "| rank changes | largest change |")  # fmt: skip
+    assert [row.split(" | ")[0] for row in rows] == ["| same", "| noisy"]
+    assert rows[0].split(" | ")[-5:-1] == ["1.0000", "1.0000", "1.0000", "0"]  # same ranking
+    assert png.stat().st_size > 0
+
+
 def test_plot_one_heatmap_or_a_grid(files, tmp_path: Path) -> None:
     gold, noisy, same = files
     one, grid = tmp_path / "one.png", tmp_path / "grid.png"

@@ -120,3 +120,28 @@ def test_best_of_each_column_as_published(report: dict) -> None:
 @pytest.mark.parametrize("name", sorted(ORGANISERS_ALPHA))
 def test_ordinal_alpha_as_in_the_organisers_notebook(report: dict, name: str) -> None:
     assert report[name]["alpha_ordinal"] == pytest.approx(ORGANISERS_ALPHA[name], abs=5e-7)
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "labels.md"
+
+
+def test_the_docs_table_is_the_commands_output(report: dict) -> None:
+    section = DOCS.read_text().split("## The LLMJudge figures", 1)[1]
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "|---" not in line]
+    table = {cells[0]: cells[1:] for cells in (line.strip("| ").split(" | ") for line in rows[1:])}
+    assert len(table) == 33
+    for name, cells in table.items():
+        r = report[name]
+        expected = [*_command(r).values(), r["alpha_ordinal"]]
+        assert [float(c) for c in cells[:5]] == [round(v, 4) for v in expected]
+        assert int(cells[5]) == r["clipped"]
+
+
+def test_the_docs_python_example_runs(monkeypatch: pytest.MonkeyPatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    block = DOCS.read_text().split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(DOCS.parents[1])  # the example's paths are relative to the project
+    exec(compile(block, str(DOCS), "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "0.5 0.5"
+    assert lines[-2] == "willia-umbrela1 0.2863 0.3985 0.4918"
+    assert lines[-1].startswith("[[1521, 369, 88, 27], ")

@@ -31,7 +31,7 @@ class RunsTakeTheRest(TyperCommand):
         spread, in_runs = [], False
         for arg in args:
             if arg.startswith("-"):
-                in_runs = arg == "--runs"
+                in_runs = arg == "--runs" or arg.startswith("--runs=")
                 spread.append(arg)
             elif in_runs and spread[-1] != "--runs":
                 spread += ["--runs", arg]
@@ -41,12 +41,17 @@ class RunsTakeTheRest(TyperCommand):
 
 
 def labels(
-    gold: Annotated[str, typer.Argument(help="gold labels: TREC qrels, JSONL, job:NAME, irds:ID")],
+    gold: Annotated[
+        str,
+        typer.Argument(metavar="GOLD", help="gold labels: TREC qrels, JSONL, job:NAME, irds:ID"),
+    ],
     label_files: Annotated[
-        list[str], typer.Argument(help="label sets to compare with gold (same kinds)")
+        list[str],
+        typer.Argument(metavar="LABELS...", help="label sets to compare with gold (same kinds)"),
     ],
     runs: Annotated[
-        list[Path] | None, typer.Option("--runs", help="TREC run files: rank systems under each")
+        list[Path] | None,
+        typer.Option("--runs", help="TREC run files, after the label files: --runs R1 R2 ..."),
     ] = None,
     measure: Annotated[str, typer.Option(help="ir_measures name that ranks systems")] = "nDCG@10",
     rel_level: RelLevelOpt = 1,
@@ -66,8 +71,8 @@ def labels(
 ) -> None:
     """Agreement of label files with gold: kappa (plain, weighted, binarised), alpha, bAcc.
 
-    With --runs, systems are ranked under gold and under each label set by --measure:
-    Kendall's tau, tau_AP and Spearman's rho, and the largest rank change.
+    With --runs, the systems are ranked under gold and under each label set by --measure
+    (Kendall's tau, tau_AP, Spearman's rho, the largest rank change).
     """
     if fmt not in FORMATS:
         raise ConfigError(f"--format must be one of {', '.join(FORMATS)}, not '{fmt}'")
