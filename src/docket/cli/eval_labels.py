@@ -47,7 +47,7 @@ def labels(
     ],
     label_files: Annotated[
         list[str],
-        typer.Argument(metavar="LABELS...", help="label sets to compare with gold (same kinds)"),
+        typer.Argument(metavar="LABELS", help="label sets to compare with gold (same kinds)"),
     ],
     runs: Annotated[
         list[Path] | None,
@@ -71,8 +71,7 @@ def labels(
 ) -> None:
     """Agreement of label files with gold: kappa (plain, weighted, binarised), alpha, bAcc.
 
-    With --runs, the systems are ranked under gold and under each label set by --measure
-    (Kendall's tau, tau_AP, Spearman's rho, the largest rank change).
+    With --runs: Kendall's tau, tau_AP and Spearman's rho between system rankings.
     """
     if fmt not in FORMATS:
         raise ConfigError(f"--format must be one of {', '.join(FORMATS)}, not '{fmt}'")
