@@ -23,16 +23,12 @@ from docket.agreement import (
     krippendorff_alpha,
     weighted_kappa,
 )
+from tests.review.test_agreement import KRIPPENDORFF_DATA
 
 N = None
 # Krippendorff (2011), "Computing Krippendorff's alpha-reliability": 4 observers, 12 units.
 # The paper gives nominal 0.743, ordinal 0.815, interval 0.849 by hand.
-TEXTBOOK = [
-    [1, 2, 3, 3, 2, 1, 4, 1, 2, N, N, N],
-    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, N, 3],
-    [N, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, N],
-    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, N],
-]
+TEXTBOOK = KRIPPENDORFF_DATA
 # Three raters, 30 units on 0..3 with missing ratings (drawn once with a seeded generator).
 THREE_RATERS = [
     [0, 3, 0, 1, 1, N, 0, 3, 0, 0, 2, 1, 0, 2, 1, 1, N, 2, N, 2, 1, N, 2, 0, N, 2, 1, 2, N, 2],

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docket.errors import ConfigError, InputError, UserError
-from docket.ir.formats import open_text, parse_json_line, run_name
+from docket.ir.formats import open_text, parse_json_line, qrels_columns, run_name
 
 Key = tuple[str, str]
 Row = tuple[Key, int | None, int | None]
@@ -172,15 +172,8 @@ def _file_rows(path: Path) -> Iterator[Row]:
 
 
 def _qrels_row(line: str, path: Path, number: int) -> Row:
-    parts = line.split()
-    if len(parts) != 4:
-        raise InputError(
-            f"expected 4 columns (qid iteration docid grade), found {len(parts)}",
-            path=str(path),
-            line=number,
-            hint="TREC qrels lines look like: 101 0 doc7 1",
-        )
-    return (parts[0], parts[2]), _integer(parts[3], path, number, "grade"), number
+    qid, _, docid, raw = qrels_columns(line, path, number)
+    return (qid, docid), _integer(raw, path, number, "grade"), number
 
 
 def _jsonl_row(line: str, path: Path, number: int) -> Row:
