@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from judge_throughput import MockServer, write_pairs  # noqa: E402  (a sibling script)
 from sqlalchemy import create_engine, event, text  # noqa: E402
 
-from docket.cli.executor_flags import make_judge  # noqa: E402
 from docket.config import Settings  # noqa: E402
+from docket.jobs.compose import make_judge  # noqa: E402
 from docket.relevance import JudgeOptions  # noqa: E402
 from docket.relevance.pairs_io import scan_pairs  # noqa: E402
 from docket.runner import run_judge_job  # noqa: E402

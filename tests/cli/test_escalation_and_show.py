@@ -85,14 +85,14 @@ def test_an_unreadable_reply_escalates_to_the_queue_for_every_method(tmp_path, m
 
 def test_lara_budget_escalations_reach_the_queue(tmp_path):
     model = register_fake("lara-budget", _lara_reply)
-    result, db = _judge(tmp_path, model, "--method", "lara", "--budget", "0.25")
+    result, db = _judge(tmp_path, model, "--method", "lara", "--lara-budget", "0.25")
     assert result.exit_code == 0, result.output
     queue = _queue(db)
     assert len(queue) == 3  # 25% of 12 pairs
     for payload in queue.values():
         (turn,) = payload["transcript"]
         assert turn["round"] == 1 and turn["agent"] == "judge" and "P(yes)" in turn["reasoning"]
-    rerun, _ = _judge(tmp_path, model, "--method", "lara", "--budget", "0.25")
+    rerun, _ = _judge(tmp_path, model, "--method", "lara", "--lara-budget", "0.25")
     assert rerun.exit_code == 0, rerun.output  # a rerun queues nothing twice and does not fail
     assert len(_queue(db)) == 3
 

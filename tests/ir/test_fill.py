@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-import asyncio
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from docket.errors import InputError
 from docket.ir.corpus import open_corpus
-from docket.ir.fill import build_pairs, fill, summarize_fill
+from docket.ir.fill import build_pairs, summarize_fill
 from docket.ir.formats import Run
 from docket.ir.holes import find_holes
 from docket.ir.provenance import (
@@ -18,6 +18,7 @@ from docket.ir.provenance import (
     read_provenance,
     write_provenance,
 )
+from docket.jobs import run_job
 from docket.relevance.types import Judgment, Pair
 
 from .conftest import HOLE_LABELS, QRELS, QUERIES, RUNS, TableJudge
@@ -40,35 +41,12 @@ def test_build_pairs_counts_missing_texts(bench) -> None:
     assert "Zebra" in hole.text and hole.query == QUERIES["q1"]
 
 
-def test_fill_bounds_concurrency_and_reports_each_result(bench) -> None:
-    corpus = open_corpus(bench.corpus, bench.index)
-    pairs = build_pairs(_holes(), QUERIES, corpus).pairs
-    in_flight, peak, seen = 0, 0, []
-
-    class SlowJudge(TableJudge):
-        async def judge(self, pair):
-            nonlocal in_flight, peak
-            in_flight += 1
-            peak = max(peak, in_flight)
-            await asyncio.sleep(0.01)
-            in_flight -= 1
-            return await super().judge(pair)
-
-    async def on_result(judgment: Judgment) -> None:
-        seen.append((judgment.qid, judgment.docid))
-
-    judge = SlowJudge(HOLE_LABELS)
-    judgments = asyncio.run(fill(pairs, judge, concurrency=2, on_result=on_result))
-    assert peak == 2
-    assert [(j.qid, j.docid) for j in judgments] == [p.key for p in pairs]
-    assert sorted(seen) == sorted(p.key for p in pairs)
-    assert {(j.qid, j.docid): j.label for j in judgments} == HOLE_LABELS
-
-
 def _judgments(escalate=frozenset()) -> list[Judgment]:
     judge = TableJudge(HOLE_LABELS, escalate=escalate)
     pairs = [Pair(q, QUERIES[q], d, "text") for q, d in _holes()]
-    return asyncio.run(fill(pairs, judge))
+    with tempfile.TemporaryDirectory() as folder:
+        run = run_job(pairs, judge=judge, db=f"{folder}/docket.db", cache="off", job="fill")
+        return sorted((j for _, j in run.judgments()), key=lambda j: (j.qid, j.docid))
 
 
 def test_levels_of_completed_qrels() -> None:

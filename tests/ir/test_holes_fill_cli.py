@@ -132,7 +132,7 @@ def test_fill_refuses_options_of_other_methods(
         (("--method", "dream", "--scale", "graded"), "--scale does not apply to --method dream"),
         (("--method", "single", "--rounds", 3), "--rounds does not apply to --method single"),
         (("--method", "lara", "--samples", 3), "--samples does not apply to --method lara"),
-        (("--method", "dream", "--budget", 0.2), "--budget does not apply to --method dream"),
+        (("--method", "dream", "--lara-budget", 0.2), "--lara-budget does not apply to --method dream"),
     ],
 )
 def test_judge_refuses_options_of_other_methods(

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 
@@ -12,12 +11,18 @@ from docket.errors import InputError, UserError
 from docket.ir.corpus import open_corpus
 from docket.ir.formats import Run
 from docket.ir.rag import rag_alignment, read_generation
-from docket.ir.simulate import balanced_accuracy, drop_judgments, simulate_holes
+from docket.ir.simulate import balanced_accuracy, drop_judgments
+from docket.jobs import JobSpec
+from docket.jobs.holes import simulate_holes
 from docket.relevance.types import Judgment, Pair
 
 from .conftest import QRELS, QUERIES, RUNS
 
 RUN_LIST = [Run(n, {q: tuple(d) for q, d in r.items()}) for n, r in RUNS.items()]
+
+
+def _store(tmp_path: Path) -> dict:
+    return {"spec": JobSpec.of(db=str(tmp_path / "docket.db"), cache="off")}
 
 
 def test_drop_is_seeded_and_removes_empty_queries() -> None:
@@ -57,21 +62,13 @@ class GoldFlipJudge:
         return judgments
 
 
-def test_perfect_judge_restores_the_ranking(bench) -> None:
+def test_perfect_judge_restores_the_ranking(bench, tmp_path: Path) -> None:
     corpus = open_corpus(bench.corpus, bench.index)
     judge = GoldFlipJudge()
-    report = asyncio.run(
-        simulate_holes(
-            QRELS,
-            RUN_LIST,
-            judge,
-            QUERIES,
-            corpus,
-            fraction=0.6,
-            seed=3,
-            measure="P@3",
-        )
-    )
+    report = simulate_holes(
+        QRELS, RUN_LIST, QUERIES, corpus, fraction=0.6, seed=3, measure="P@3", judge=judge,
+        **_store(tmp_path),
+    ).report  # fmt: skip
     assert report.dropped == 3 == report.judged == len(judge.seen)
     assert report.kappa == pytest.approx(1.0)  # seed 3 drops d1 (1), d3 (2), d5 (0)
     assert report.balanced_accuracy == pytest.approx(1.0)
@@ -80,21 +77,14 @@ def test_perfect_judge_restores_the_ranking(bench) -> None:
     assert refilled.tau == pytest.approx(1.0) and refilled.changed == 0
 
 
-def test_flipping_judge_lowers_agreement(bench) -> None:
+def test_flipping_judge_lowers_agreement(bench, tmp_path: Path) -> None:
     corpus = open_corpus(bench.corpus, bench.index)
     # drop everything; d1 (grade 1) and d2 (grade 0) get flipped, d5 escalated
     judge = GoldFlipJudge(flip={"d1", "d2"}, escalate={"d5"})
-    report = asyncio.run(
-        simulate_holes(
-            QRELS,
-            RUN_LIST,
-            judge,
-            QUERIES,
-            corpus,
-            fraction=1.0,
-            measure="P@3",
-        )
-    )
+    report = simulate_holes(
+        QRELS, RUN_LIST, QUERIES, corpus, fraction=1.0, measure="P@3", judge=judge,
+        **_store(tmp_path),
+    ).report  # fmt: skip
     # judged: d1 1->0, d2 0->1, d3 1->1, d4 1->1 ; d5 escalated
     assert (report.dropped, report.judged, report.escalated) == (5, 4, 1)
     assert report.confusion == {"tp": 2, "fn": 1, "fp": 1, "tn": 0}
@@ -103,10 +93,12 @@ def test_flipping_judge_lowers_agreement(bench) -> None:
     assert report.kappa == pytest.approx(-1 / 3)
 
 
-def test_depth_restricts_the_candidates(bench) -> None:
+def test_depth_restricts_the_candidates(bench, tmp_path: Path) -> None:
     corpus = open_corpus(bench.corpus, bench.index)
     judge = GoldFlipJudge()
-    asyncio.run(simulate_holes(QRELS, RUN_LIST, judge, QUERIES, corpus, fraction=1.0, depth=1))
+    simulate_holes(
+        QRELS, RUN_LIST, QUERIES, corpus, fraction=1.0, depth=1, judge=judge, **_store(tmp_path)
+    )
     # the top-1 pool holds q1: d1, d7, d3 and q2: d4, d9, d5 -> judged ones: d1 d3 d4 d5
     assert sorted(judge.seen) == [("q1", "d1"), ("q1", "d3"), ("q2", "d4"), ("q2", "d5")]
 

@@ -184,7 +184,7 @@ def test_methods_over_http_parse_every_first_reply_and_queue_escalations(
         sys.executable, "-m", "docket", "judge", str(pairs),
         "--model", server.model_name + "?max_in_flight=2", "--method", method, "--db", str(db), "--job", "served", "--cache", "off",
     ]  # fmt: skip
-    command += ["--budget", "0.25"] if method == "lara" else []
+    command += ["--lara-budget", "0.25"] if method == "lara" else []
     done = subprocess.run(command, capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-2000:]
     from docket.review.models import ReviewTask

@@ -13,9 +13,9 @@ from typer.testing import CliRunner
 
 from docket.agreement import weighted_kappa
 from docket.cli.main import app
+from docket.jobs.methods import compare_methods
 from docket.llm.fake import register_fake
 from docket.llm.types import Request
-from docket.relevance import JudgeOptions, evaluate_methods, read_pairs
 from docket.relevance.evaluate_plot import build_figure
 from tests.relevance.relevance_fakes import load_dl21, recorded_judge
 
@@ -55,7 +55,7 @@ def test_kappa_beside_bacc_and_escalations_answered_by_gold(dl21, tmp_path) -> N
     out = tmp_path / "r.json"
     result = _methods(
         path, "--methods", "dream,single", "--model", gpt.name, "--out", out,
-        "--agent-models", f"{gpt.name},{mistral.name}",
+        "--agent-model", gpt.name, "--agent-model", mistral.name,
     )  # fmt: skip
     report = json.loads(out.read_text())["methods"]
     gold = [r["label"] for r in rows]
@@ -86,7 +86,7 @@ def test_escalations_answered_by_reviewers_or_left_out(dl21, tmp_path) -> None:
     out, pairs_out = tmp_path / "r.json", tmp_path / "pairs.jsonl"
     _methods(
         path, "--methods", "dream", "--model", gpt.name, "--humans", labels, "--out", out,
-        "--agent-models", f"{gpt.name},{mistral.name}", "--pairs-out", pairs_out,
+        "--agent-model", gpt.name, "--agent-model", mistral.name, "--pairs-out", pairs_out,
     )  # fmt: skip
     dream = json.loads(out.read_text())["methods"]["dream"]
     assert dream["escalations_answered"] == f"5 by reviewers, {len(split) - 5} left out"
@@ -155,14 +155,14 @@ def test_progress_lines_when_stderr_is_not_a_terminal(dl21) -> None:
     assert lines == [f"single: {n}/80 pairs" for n in (20, 40, 60, 80)]
 
 
-async def test_plot_points_nest_and_labels_do_not_overprint(dl21) -> None:
+def test_plot_points_nest_and_labels_do_not_overprint(dl21, db_url) -> None:
     path, rows = dl21
     fake = recorded_judge(rows, "gpt-4o")
     # single and majority of one judge land on the very same point; DREAM's R=1..3 too.
-    options = JudgeOptions(samples=1)
-    report = await evaluate_methods(
-        read_pairs(path), ["dream", "single", "majority", "lara"], options, lambda _: fake.model
-    )
+    report = compare_methods(
+        path, ["dream", "single", "majority", "lara"], model=fake.name, samples=1, cache="off",
+        db=db_url,
+    ).report  # fmt: skip
     figure = build_figure(report)
     axes = figure.axes[0]
     markers = [(line.get_marker(), line.get_markersize()) for line in axes.lines]

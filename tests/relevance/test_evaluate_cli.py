@@ -9,7 +9,8 @@ from typer.testing import CliRunner
 
 from docket.cli.main import app
 from docket.errors import ConfigError, InputError
-from docket.relevance import JudgeOptions, evaluate_methods, plot_curves, read_pairs
+from docket.jobs.methods import compare_methods
+from docket.relevance import plot_curves, read_pairs
 from docket.relevance.metrics import class_recalls
 from tests.relevance.relevance_fakes import load_dl21, recorded_judge
 
@@ -23,10 +24,10 @@ def dl21(shared_data):
 
 
 @pytest.mark.parametrize(("judge", "expected"), [("gpt-4o", 0.738), ("llama3.2", 0.675)])
-async def test_single_judge_reproduces_recorded_balanced_accuracy(dl21, judge, expected):
+def test_single_judge_reproduces_recorded_balanced_accuracy(dl21, judge, expected, db_url):
     _, pairs, rows = dl21
     fake = recorded_judge(rows, judge)
-    report = await evaluate_methods(pairs, ["single"], JudgeOptions(), lambda name: fake.model)
+    report = compare_methods(pairs, ["single"], model=fake.name, cache="off", db=db_url).report
     metrics = report.metrics["single"]
     assert len(pairs) == 80 and metrics.gold_pairs == 80
     assert metrics.balanced_accuracy == pytest.approx(expected, abs=5e-4)
@@ -36,12 +37,13 @@ async def test_single_judge_reproduces_recorded_balanced_accuracy(dl21, judge, e
     )
 
 
-async def test_dream_between_two_recorded_judges_escalates_their_disagreements(dl21, tmp_path):
+def test_dream_between_two_recorded_judges_escalates_their_disagreements(dl21, tmp_path, db_url):
     _, pairs, rows = dl21
     gpt, mistral = recorded_judge(rows, "gpt-4o"), recorded_judge(rows, "mistral")
-    models = {None: gpt.model, gpt.name: gpt.model, mistral.name: mistral.model}
-    options = JudgeOptions(agent_models=[gpt.name, mistral.name])
-    report = await evaluate_methods(pairs, ["dream"], options, models.__getitem__)
+    report = compare_methods(
+        pairs, ["dream"], model=gpt.name, agent_models=[gpt.name, mistral.name], cache="off",
+        db=db_url,
+    ).report  # fmt: skip
     # expected by hand: agreement decides, disagreement goes to gold (simulated humans)
     disagree = [r["llm_labels"]["gpt-4o"] != r["llm_labels"]["mistral"] for r in rows]
     final = [
@@ -59,10 +61,10 @@ async def test_dream_between_two_recorded_judges_escalates_their_disagreements(d
     assert out.read_bytes()[:8] == PNG_MAGIC
 
 
-async def test_lara_budget_curve_on_recorded_text_answers(dl21):
+def test_lara_budget_curve_on_recorded_text_answers(dl21, db_url):
     _, pairs, rows = dl21
     fake = recorded_judge(rows, "gpt-4o")
-    report = await evaluate_methods(pairs, ["lara"], JudgeOptions(), lambda name: fake.model)
+    report = compare_methods(pairs, ["lara"], model=fake.name, cache="off", db=db_url).report
     curve = report.curves["lara"]
     assert [p.value for p in curve] == [0.0, 0.035, 0.125, 0.25, 0.5]
     assert [round(p.escalation_rate * 80) for p in curve] == [0, 3, 10, 20, 40]

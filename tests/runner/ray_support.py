@@ -48,8 +48,8 @@ def judge_killing_one_actor(store: Any, kill_after: int) -> tuple[Any, int]:
 
     import ray
 
-    from docket.cli.executor_flags import make_judge
     from docket.config import Settings
+    from docket.jobs.compose import make_judge
     from docket.relevance import JudgeOptions
     from docket.runner import run_judge_job
     from docket.runner.ray_executor import RayExecutor

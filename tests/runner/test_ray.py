@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from docket.cli.executor_flags import make_judge
 from docket.cli.main import app
 from docket.config import Settings
+from docket.jobs.compose import make_judge
 from docket.relevance import JudgeOptions
 from docket.runner import run_judge_job
 from docket.store import load_judgments, open_store, upsert_job

@@ -10,8 +10,8 @@ from functools import partial
 
 import pytest
 
-from docket.cli.executor_flags import make_judge
 from docket.config import Settings
+from docket.jobs.compose import make_judge
 from docket.relevance import JudgeOptions
 from docket.runner import judge_job, run_judge_job
 from docket.store import load_judgments, open_store, upsert_job

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -12,10 +12,7 @@ from rich.markup import escape as _escape_markup
 from rich.table import Table
 
 from docket.config import Settings
-from docket.llm import Model, RetryPolicy
-from docket.llm.cache import ResponseCache
-from docket.llm.provider import parse_model_name
-from docket.llm.usage import Usage
+from docket.llm.pool import ModelPool
 from docket.store.base import display_url
 
 console = Console(stderr=True)
@@ -37,61 +34,9 @@ def id_column(table: Table, heading: str, values: Iterable[object] = (), **kwarg
     table.add_column(heading, no_wrap=True, min_width=width, overflow="fold", **kwargs)
 
 
-class ModelPool:
-    """``pool(name)``: one shared Model per name, all with the same cache and retry policy.
-
-    ``pool(None)`` is the main model. :meth:`usage` adds up what this process's calls
-    cost, so a run can report what it did apart from what the store already held.
-    Each Model keeps at most ``settings.max_in_flight`` calls in flight (a
-    ``?max_in_flight=N`` in a model's name wins for that model; neither given: the
-    provider's default) and gives each HTTP request ``settings.timeout`` seconds.
-    """
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-        self.cache = None if settings.cache == "off" else ResponseCache(settings.cache)
-        self.retry = RetryPolicy(max_retries=settings.max_retries)
-        self.models: dict[str, Model] = {}
-
-    def __call__(self, name: str | None = None) -> Model:
-        key = name or self.settings.model
-        if key not in self.models:
-            self.models[key] = Model(
-                key,
-                cache=self.cache,
-                retry=self.retry,
-                max_concurrency=self.settings.max_in_flight,
-                request_timeout_s=self.settings.timeout,
-            )
-        return self.models[key]
-
-    def usage(self) -> Usage:
-        """Calls, cache hits, tokens, retries and parse failures of this process so far."""
-        total = Usage()
-        for model in self.models.values():
-            total.merge(model.usage)
-        return total
-
-
 def model_factory(settings: Settings) -> ModelPool:
-    """The model pool for ``settings`` (see :class:`ModelPool`)."""
+    """The model pool for ``settings`` (see :class:`docket.llm.pool.ModelPool`)."""
     return ModelPool(settings)
-
-
-def pairs_at_once(settings: Settings, get_model: Callable[[str | None], Model]) -> int:
-    """``--concurrency`` if the user set it, else as many pairs as the model has calls in flight.
-
-    So a served model (64 calls in flight) is kept busy without tuning, and the embedded
-    model (1) judges one pair at a time, finishing pairs in order.
-    """
-    if "concurrency" in settings.model_fields_set:
-        return settings.concurrency
-    return get_model(None).max_concurrency
-
-
-def canonical_model(name: str) -> str:
-    """The model name without its call parameters (what a job records)."""
-    return parse_model_name(name).name
 
 
 @contextmanager

@@ -1,25 +1,22 @@
 """``docket eval methods``: DREAM and the baselines side by side on gold-labelled pairs."""
 
-import asyncio
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.progress import Progress, TaskID
 from rich.table import Table
 
-from docket.cli.common import console, escape, model_factory, out
-from docket.cli.progress import LineProgress
-from docket.config import Settings, load_settings
+from docket.cli.common import escape, out, resumable
+from docket.cli.judging_flags import JudgingFlags, judging_command
+from docket.cli.progress import tagged_meter
 from docket.errors import ConfigError
 from docket.ir.formats import write_atomically
-from docket.relevance.evaluate import EvalReport, evaluate_methods, pair_rows, plot_curves
-from docket.relevance.metrics import Key
-from docket.relevance.options import METHODS, JudgeOptions, check_applicable
-from docket.relevance.pairs_io import read_labels, read_pairs
-from docket.relevance.types import Judgment
+from docket.jobs import job_input
+from docket.jobs.methods import compare_methods
+from docket.relevance.evaluate import EvalReport, pair_rows, plot_curves
+from docket.relevance.options import METHODS
+from docket.relevance.pairs_io import read_labels
 
 ROWS: list[tuple[str, str, str]] = [
     # (field, heading, format) ; "%" = share shown as a percentage
@@ -44,22 +41,12 @@ def register(app: typer.Typer) -> None:
     app.command("methods")(methods)
 
 
+@judging_command
 def methods(
     pairs: Annotated[Path, typer.Argument(help="Pairs with gold labels (JSONL or TSV).")],
     methods: Annotated[str, typer.Option(help="Comma-separated methods to compare.")] = ",".join(
         METHODS
     ),
-    model: Annotated[
-        str | None, typer.Option(help="Main model, e.g. local or openai:gpt-4o-mini.")
-    ] = None,
-    rounds: Annotated[int, typer.Option(help="DREAM: maximum debate rounds.")] = 2,
-    budget: Annotated[float, typer.Option(help="LARA: fraction of pairs sent to humans.")] = 0.035,
-    stances: Annotated[str, typer.Option(help="DREAM: opposing, swapped or neutral.")] = "opposing",
-    agents: Annotated[int, typer.Option(help="DREAM: number of agents.")] = 2,
-    agent_models: Annotated[str, typer.Option(help="DREAM: comma-separated model per agent.")] = "",
-    adjudicator: Annotated[str | None, typer.Option(help="DREAM: LLM adjudicator model.")] = None,
-    scale: Annotated[str, typer.Option(help="single: binary or graded (0-3).")] = "binary",
-    samples: Annotated[int, typer.Option(help="majority: number of votes.")] = 5,
     report_path: Annotated[
         Path | None, typer.Option("--out", help="Write the report as JSON here.")
     ] = None,
@@ -71,45 +58,39 @@ def methods(
             "or a file of qid, docid, label."
         ),
     ] = "gold",
-    db: Annotated[str | None, typer.Option(help="Store with review decisions.")] = None,
-    cache: Annotated[str | None, typer.Option(help="Response cache file, or 'off'.")] = None,
-    concurrency: Annotated[int | None, typer.Option(help="Pairs judged at once.")] = None,
+    job: Annotated[
+        str | None, typer.Option(help="Prefix of the jobs, one per method (default: eval-<stem>).")
+    ] = None,
     pairs_out: Annotated[
         Path | None, typer.Option(help="Write one JSONL row per method and pair here.")
     ] = None,
     progress_every: Annotated[
         int, typer.Option(min=1, help="Off a terminal: a progress line every N pairs.")
     ] = 25,
+    *,
+    judging: JudgingFlags,
 ) -> None:
     """Compare relevance methods against gold labels; print a table, write JSON and a plot."""
-    settings = load_settings(model=model, cache=cache, concurrency=concurrency, db=db)
     names = _method_list(methods)
-    options = JudgeOptions.checked(
-        rounds=rounds,
-        budget=budget,
-        stances=stances,
-        agents=agents,
-        scale=scale,
-        samples=samples,
-        adjudicator=adjudicator,
-        agent_models=[m.strip() for m in agent_models.split(",") if m.strip()],
-    )
-    check_applicable(names, options)
-    pair_list = read_pairs(pairs)
-    decisions = _human_decisions(humans, settings.db)
-    report = _run(pair_list, names, options, settings, decisions, progress_every)
+    spec = judging.spec(names[0], methods=names)
+    loaded = job_input(pairs)
+    decisions = _human_decisions(humans, spec.settings.db)
+    with resumable(spec.settings.db), tagged_meter(progress_every) as on_progress:
+        report = compare_methods(
+            loaded, names, spec, humans=decisions, job_prefix=job, on_progress=on_progress
+        ).report
     out.print(metrics_table(report))
     if report.curves:
         out.print(curves_table(report))
     if report_path is not None:
         report_path.parent.mkdir(parents=True, exist_ok=True)
-        data = {"model": settings.model, **report.to_json()}
+        data = {"model": spec.model_name, **report.to_json()}
         report_path.write_text(json.dumps(data, indent=2) + "\n")
         typer.echo(f"report written to {report_path}")
     if plot is not None:
         typer.echo(f"plot written to {plot_curves(report, plot)}")
     if pairs_out is not None:
-        rows = pair_rows(report, list(pair_list), decisions)
+        rows = pair_rows(report, list(loaded), decisions)
         count = write_atomically(pairs_out, (json.dumps(r) + "\n" for r in rows))
         typer.echo(f"{count} per-pair rows written to {pairs_out}")
 
@@ -136,46 +117,6 @@ def _method_list(text: str) -> list[str]:
             hint=f"choose from {', '.join(METHODS)}",
         )
     return list(dict.fromkeys(names))
-
-
-def _run(
-    pairs: list,
-    names: list[str],
-    options: JudgeOptions,
-    settings: Settings,
-    decisions: dict[Key, int] | None,
-    progress_every: int = 25,
-) -> EvalReport:
-    # One Model per name, sharing the response cache: DREAM's curve re-runs for other R
-    # then repeat earlier rounds from the cache instead of calling the model again.
-    get_model = model_factory(settings)
-
-    def run(on_pair: Callable[[str, Judgment], None]) -> EvalReport:
-        return asyncio.run(
-            evaluate_methods(
-                pairs,
-                names,
-                options,
-                get_model,
-                humans=decisions,
-                duplicates=getattr(pairs, "duplicates", 0),
-                on_pair=on_pair,
-                concurrency=settings.concurrency,
-            )
-        )
-
-    if not console.is_terminal:
-        lines = LineProgress(every=progress_every)
-        return run(lambda tag, _judgment: lines.advance(tag, len(pairs)))
-    with Progress(console=console, transient=True) as progress:
-        tasks: dict[str, TaskID] = {}
-
-        def on_pair(tag: str, _judgment: Judgment) -> None:
-            if tag not in tasks:
-                tasks[tag] = progress.add_task(escape(tag), total=len(pairs))
-            progress.advance(tasks[tag])
-
-        return run(on_pair)
 
 
 def metrics_table(report: EvalReport) -> Table:

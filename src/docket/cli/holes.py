@@ -9,10 +9,12 @@ import typer
 from rich.table import Table
 
 from docket.cli.common import escape, id_column, out
-from docket.cli.holes_fill import DepthOpt, IndexOpt, fill_command
+from docket.cli.holes_fill import fill_command
 from docket.cli.holes_simulate import simulate_command
 from docket.cli.ir_common import (
+    DepthOpt,
     GradesOpt,
+    IndexOpt,
     MoreRuns,
     QrelsOpt,
     RunsOpt,

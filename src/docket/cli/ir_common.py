@@ -24,6 +24,17 @@ GradesOpt = Annotated[
     str | None, typer.Option(help="accepted qrels grades, comma-separated (default -2..4)")
 ]
 RelLevelOpt = Annotated[int, typer.Option(help="grade from which a document is relevant")]
+DepthOpt = Annotated[int, typer.Option(min=1, help="pooling depth k (Hole@k)")]
+CorpusOpt = Annotated[str, typer.Option("--corpus", help="corpus .jsonl/.tsv or irds:<id>")]
+IndexOpt = Annotated[
+    Path | None, typer.Option(help="SQLite index of the corpus (default: user cache)")
+]
+QueriesOpt = Annotated[
+    str, typer.Option("--queries", help="queries .tsv/.jsonl, TREC topics, or irds:<id>")
+]
+TopicFieldOpt = Annotated[
+    str, typer.Option(help="TREC topics: title | desc | narr (or several: title,desc)")
+]
 
 
 def parse_grades(text: str | None) -> list[int] | None:
@@ -43,12 +54,17 @@ def load_qrels(path: Path, grades: str | None) -> Qrels:
     return read_qrels(path, parse_grades(grades))
 
 
-def load_runs(runs: Sequence[Path] | None, more: Sequence[Path] | None) -> list[Run]:
-    """Read ``--runs`` plus extra positional run files; at least one is required."""
+def run_paths(runs: Sequence[Path] | None, more: Sequence[Path] | None) -> list[Path]:
+    """``--runs`` plus extra positional run files; at least one is required."""
     paths = list(runs or []) + list(more or [])
     if not paths:
         raise UserError("no run files given", hint="pass --runs R1 R2 ...")
-    return read_runs(paths)
+    return paths
+
+
+def load_runs(runs: Sequence[Path] | None, more: Sequence[Path] | None) -> list[Run]:
+    """Read ``--runs`` plus extra positional run files; at least one is required."""
+    return read_runs(run_paths(runs, more))
 
 
 def split_names(values: Sequence[str] | None, default: Sequence[str]) -> list[str]:

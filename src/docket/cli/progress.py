@@ -13,7 +13,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 
 from docket.cli.common import console
 
@@ -37,6 +44,8 @@ class LineProgress:
         """Count one finished item of ``tag`` (or set the count) and maybe print a line."""
         before = self.done.get(tag, 0)
         count = self.done[tag] = before + 1 if count is None else count
+        if count == before:
+            return  # the same count reported again (a run's final report)
         now = time.monotonic()
         crossed = count // self.every > before // self.every
         if crossed or count == total or now - self.last >= self.seconds:
@@ -47,19 +56,53 @@ class LineProgress:
 
 
 @contextmanager
-def progress_meter(label: str, total: int | None) -> Iterator[Callable[[int], None]]:
-    """A callable that takes how many of ``total`` items are done so far.
+def progress_meter(label: str, total: int | None = None) -> Iterator[Callable[..., None]]:
+    """A callable that takes how many items are done so far, and optionally the total.
 
-    On a terminal it drives a rich progress bar; otherwise it writes plain lines (about
-    :data:`LINES_PER_RUN` per run, and one at least every 10 seconds).
+    The total may come with the calls (``meter(done, total)``, the library's progress
+    callback) when it is not known up front. On a terminal it drives a rich progress bar;
+    otherwise it writes plain lines (about :data:`LINES_PER_RUN` per run, and one at least
+    every 10 seconds).
     """
     if not console.is_terminal:
-        every = max(1, (total or 0) // LINES_PER_RUN) if total else 100
-        lines = LineProgress(every=every)
-        yield lambda done: lines.advance(label, total, count=done)
+        lines: dict[str, LineProgress] = {}
+
+        def line(done: int, of: int | None = None) -> None:
+            size = of if of is not None else total
+            if "run" not in lines:
+                every = max(1, size // LINES_PER_RUN) if size else 100
+                lines["run"] = LineProgress(every=every)
+            lines["run"].advance(label, size, count=done)
+
+        yield line
         return
     columns = (TextColumn(f"[bold]{escape(label)}"), BarColumn(), MofNCompleteColumn(),
                TimeElapsedColumn())  # fmt: skip
     with Progress(*columns, console=console, transient=False) as progress:
         task = progress.add_task(label, total=total)
-        yield lambda done: progress.update(task, completed=done)
+
+        def bar(done: int, of: int | None = None) -> None:
+            progress.update(task, completed=done, **({"total": of} if of is not None else {}))
+
+        yield bar
+
+
+@contextmanager
+def tagged_meter(every: int = 25) -> Iterator[Callable[[str, int, int], None]]:
+    """Like :func:`progress_meter` for several runs at once: ``meter(tag, done, total)``.
+
+    On a terminal, one bar per tag; otherwise a plain line every ``every`` pairs of a tag.
+    """
+    if not console.is_terminal:
+        lines = LineProgress(every=every)
+        yield lambda tag, done, total: lines.advance(tag, total, count=done)
+        return
+    with Progress(console=console, transient=True) as progress:
+        tasks: dict[str, TaskID] = {}
+
+        def bar(tag: str, done: int, total: int) -> None:
+            if tag not in tasks:
+                tasks[tag] = progress.add_task(escape(tag), total=total)
+            progress.update(tasks[tag], completed=done, total=total)
+
+        yield bar

@@ -11,7 +11,7 @@ from docket.ir.evaluate import (
     evaluate_runs,
     parse_measures,
 )
-from docket.ir.fill import FillResult, PairSet, build_pairs, fill, summarize_fill
+from docket.ir.fill import FillResult, PairSet, build_pairs, summarize_fill
 from docket.ir.formats import Qrels, Run, read_qrels, read_run, read_runs, write_qrels
 from docket.ir.holes import Hole, HoleReport, find_holes, hole_rate, pool
 from docket.ir.label_agreement import LabelAgreement, LabelsReport, compare_labels, evaluate_labels
@@ -27,7 +27,7 @@ from docket.ir.provenance import (
 from docket.ir.queries import read_queries
 from docket.ir.rag import RagAlignment, rag_alignment, read_generation
 from docket.ir.significance import PairTest, compare_pairs, holm, paired_t_test, randomization_test
-from docket.ir.simulate import SimulationReport, balanced_accuracy, drop_judgments, simulate_holes
+from docket.ir.simulate import SimulationReport, balanced_accuracy, drop_judgments
 from docket.ir.stats import kendall_tau, pearson, spearman, tau_ap
 
 __all__ = [
@@ -62,7 +62,6 @@ __all__ = [
     "drop_judgments",
     "evaluate_labels",
     "evaluate_runs",
-    "fill",
     "find_holes",
     "hole_rate",
     "holm",
@@ -83,7 +82,6 @@ __all__ = [
     "read_run",
     "read_runs",
     "record_from_judgment",
-    "simulate_holes",
     "spearman",
     "summarize_fill",
     "tau_ap",

@@ -1,18 +1,15 @@
 """Filling holes: judge pooled pairs with any relevance method (a :class:`Judge`).
 
-The core, :func:`fill`, takes a judge and an optional ``on_result`` callback called once
-per finished judgment (a job runner persists results there); concurrency is bounded by
-:func:`docket.fanout.bounded_map`. :func:`build_pairs` looks up query and document texts
-for (qid, docid) keys.
+:func:`build_pairs` looks up query and document texts for (qid, docid) keys, and
+:func:`summarize_fill` turns finished judgments into provenance and completed qrels. The
+judging itself runs as a job (:func:`docket.jobs.fill_holes`).
 """
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from docket.fanout import bounded_map
 from docket.ir.corpus import Corpus
 from docket.ir.formats import Qrels
 from docket.ir.provenance import (
@@ -22,9 +19,7 @@ from docket.ir.provenance import (
     original_records,
     record_from_judgment,
 )
-from docket.relevance.types import Judge, Judgment, Pair
-
-OnResult = Callable[[Judgment], Awaitable[None] | None]
+from docket.relevance.types import Judgment, Pair
 
 
 @dataclass(frozen=True)
@@ -71,38 +66,6 @@ def build_pairs(
             label = None if grade is None else int(grade >= rel_level)
             pairs.append(Pair(qid, queries[qid], docid, documents[docid].passage, label, grade))
     return PairSet(tuple(pairs), tuple(no_query), tuple(no_doc))
-
-
-async def fill(
-    pairs: Sequence[Pair],
-    judge: Judge,
-    *,
-    concurrency: int = 4,
-    on_result: OnResult | None = None,
-) -> list[Judgment]:
-    """Judge ``pairs`` with at most ``concurrency`` in flight, then apply ``judge.finalize``.
-
-    Args:
-        pairs: the pairs to judge.
-        judge: any relevance method implementing the Judge protocol.
-        concurrency: maximum pairs judged at once.
-        on_result: called (or awaited, if it returns an awaitable) with each judgment as
-            soon as it is finished, before ``finalize``.
-
-    Returns:
-        Finalized judgments in the order of ``pairs``.
-    """
-
-    async def one(pair: Pair) -> Judgment:
-        judgment = await judge.judge(pair)
-        if on_result is not None:
-            outcome = on_result(judgment)
-            if inspect.isawaitable(outcome):
-                await outcome
-        return judgment
-
-    judgments = await bounded_map(pairs, one, limit=max(1, concurrency))
-    return judge.finalize(judgments)
 
 
 @dataclass(frozen=True)

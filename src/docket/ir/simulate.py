@@ -16,13 +16,11 @@ from pydantic import BaseModel
 
 from docket.agreement import cohen_kappa
 from docket.errors import UserError
-from docket.ir.corpus import Corpus
 from docket.ir.evaluate import RankingComparison, compare_rankings, evaluate_runs, parse_measures
-from docket.ir.fill import OnResult, build_pairs, fill
 from docket.ir.formats import Qrels, Run
 from docket.ir.holes import pool
 from docket.ir.provenance import compose_qrels
-from docket.relevance.types import Judge, Judgment
+from docket.relevance.types import Judgment
 
 Key = tuple[str, str]
 
@@ -71,7 +69,7 @@ def balanced_accuracy(gold: Sequence[int], predicted: Sequence[int]) -> float:
 
 
 class SimulationReport(BaseModel):
-    """Outcome of :func:`simulate_holes` (None where a statistic is undefined)."""
+    """Outcome of :func:`docket.jobs.simulate_holes` (None where a statistic is undefined)."""
 
     fraction: float
     seed: int
@@ -89,47 +87,6 @@ class SimulationReport(BaseModel):
 
 def _none_if_nan(value: float) -> float | None:
     return None if math.isnan(value) else value
-
-
-async def simulate_holes(
-    qrels: Qrels,
-    runs: Sequence[Run],
-    judge: Judge,
-    queries: Mapping[str, str],
-    corpus: Corpus,
-    *,
-    fraction: float = 0.3,
-    seed: int = 0,
-    depth: int | None = None,
-    measure: str = "nDCG@10",
-    rel_level: int = 1,
-    concurrency: int = 4,
-    on_result: OnResult | None = None,
-) -> SimulationReport:
-    """Drop, refill and compare (see the module docstring).
-
-    Args:
-        qrels: full qrels (the reference).
-        runs: systems to rank.
-        judge: the relevance method under test.
-        queries: query texts.
-        corpus: document lookup.
-        fraction: share of judged pairs to drop.
-        seed: random seed of the drop.
-        depth: drop only judged pairs in the top-``depth`` pool of the runs (None: any).
-        measure: measure that ranks the systems.
-        rel_level: grade from which a document counts as relevant.
-        concurrency: pairs judged at once.
-        on_result: callback per finished judgment.
-    """
-    kept, dropped = plan_simulation(qrels, runs, fraction, seed, depth)
-    pairs = build_pairs(dropped, queries, corpus, qrels, rel_level)
-    judgments = await fill(pairs.pairs, judge, concurrency=concurrency, on_result=on_result)
-    skipped = len(pairs.missing_queries) + len(pairs.missing_documents)
-    return score_simulation(
-        qrels, kept, dropped, judgments, runs, fraction=fraction, seed=seed, measure=measure,
-        rel_level=rel_level, skipped=skipped,
-    )  # fmt: skip
 
 
 def plan_simulation(

@@ -12,7 +12,6 @@ from docket.relevance.evaluate import (
     CurvePoint,
     EvalReport,
     evaluate_methods,
-    judge_pairs,
     plot_curves,
 )
 from docket.relevance.evidence import (
@@ -50,7 +49,6 @@ __all__ = [
     "class_recalls",
     "compute_metrics",
     "evaluate_methods",
-    "judge_pairs",
     "number_sentences",
     "p_yes_from_logprobs",
     "parse_evidence_ids",

@@ -14,16 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from docket.errors import InputError
-from docket.fanout import bounded_map
-from docket.relevance.factory import GetModel, build_judge
 from docket.relevance.lara import simulate_lara
 from docket.relevance.metrics import Key, MethodMetrics, compute_metrics, final_label
 from docket.relevance.options import JudgeOptions
-from docket.relevance.types import Judge, Judgment, Pair
+from docket.relevance.types import Judgment, Pair
 
 DREAM_ROUNDS: tuple[int, ...] = (1, 2, 3)
 LARA_BUDGETS: tuple[float, ...] = (0.0, 0.035, 0.125, 0.25, 0.5)
-OnPair = Callable[[str, Judgment], None]
 
 
 @dataclass(frozen=True)
@@ -61,25 +58,10 @@ class EvalReport:
         }
 
 
-async def judge_pairs(
-    judge: Judge,
-    pairs: Sequence[Pair],
-    on_pair: OnPair | None = None,
-    tag: str = "",
-    concurrency: int = 16,
-) -> list[Judgment]:
-    """Judge pairs, at most ``concurrency`` at once, in input order; then ``finalize``."""
-    return judge.finalize(await _judge_all(judge, pairs, on_pair, tag, concurrency))
-
-
-async def _judge_all(
-    judge: Judge, pairs: Sequence[Pair], on_pair: OnPair | None, tag: str, concurrency: int
-) -> list[Judgment]:
-    def done(_index: int, judgment: Judgment) -> None:
-        if on_pair is not None:
-            on_pair(tag or judge.method, judgment)
-
-    return await bounded_map(pairs, judge.judge, limit=max(1, concurrency), on_done=done)
+JudgeAll = Callable[[JudgeOptions, str], list[Judgment]]
+"""Judges every pair of an evaluation with these options and returns the judgments in the
+order of the pairs, finalized. The tag names the run (``dream``, ``dream R=3``, ...):
+:func:`docket.jobs.compare_methods` judges each in a job of its own."""
 
 
 def gold_labels(pairs: Sequence[Pair]) -> dict[Key, int]:
@@ -94,18 +76,16 @@ def gold_labels(pairs: Sequence[Pair]) -> dict[Key, int]:
     return gold
 
 
-async def evaluate_methods(
+def evaluate_methods(
     pairs: Sequence[Pair],
     methods: Sequence[str],
     options: JudgeOptions,
-    get_model: GetModel,
+    judge_all: JudgeAll,
     *,
     humans: Mapping[Key, int] | None = None,
     duplicates: int = 0,
     dream_rounds: Sequence[int] = DREAM_ROUNDS,
     lara_budgets: Sequence[float] = LARA_BUDGETS,
-    on_pair: OnPair | None = None,
-    concurrency: int = 16,
 ) -> EvalReport:
     """Judge ``pairs`` with each method and compare with their gold labels.
 
@@ -113,25 +93,23 @@ async def evaluate_methods(
         pairs: pairs with gold labels.
         methods: method names, e.g. ``["dream", "single", "lara", "majority"]``.
         options: shared options; ``method`` is replaced per method.
-        get_model: model resolver passed to :func:`build_judge`.
+        judge_all: judges every pair with given options (see :data:`JudgeAll`).
         humans: decisions for escalated pairs; None lets gold stand in for humans.
         duplicates: duplicate lines dropped on reading, reported as is.
         dream_rounds: values of R for DREAM's curve (empty: no curve).
         lara_budgets: budgets for LARA's curve (empty: no curve).
-        on_pair: called after each judged pair with a run tag, e.g. for progress bars.
-        concurrency: pairs judged at once (the models also bound their own calls).
     """
     grades = {pair.key: pair.grade for pair in pairs if pair.grade is not None}
-    run = _Run(pairs, get_model, gold_labels(pairs), grades, humans, on_pair, concurrency)
-    report = EvalReport(len(pairs), duplicates, options.record(), {}, {})
+    run = _Run(judge_all, gold_labels(pairs), grades, humans)
+    report = EvalReport(len(pairs), duplicates, options.model_dump(mode="json"), {}, {})
     for method in methods:
         method_options = options.model_copy(update={"method": method})
         if method == "lara":
-            judgments, curve = await _lara(run, method_options, lara_budgets)
+            judgments, curve = _lara(run, method_options, lara_budgets)
         elif method == "dream":
-            judgments, curve = await _dream(run, method_options, dream_rounds)
+            judgments, curve = _dream(run, method_options, dream_rounds)
         else:
-            judgments, curve = await run.judge(method_options, method), []
+            judgments, curve = run.judge_all(method_options, method), []
         report.metrics[method] = compute_metrics(method, judgments, run.gold, humans, grades)
         report.judgments[method] = judgments
         if curve:
@@ -143,18 +121,10 @@ async def evaluate_methods(
 class _Run:
     """What every method of one evaluation shares."""
 
-    pairs: Sequence[Pair]
-    get_model: GetModel
+    judge_all: JudgeAll
     gold: Mapping[Key, int]
     gold_grades: Mapping[Key, int]
     humans: Mapping[Key, int] | None
-    on_pair: OnPair | None
-    concurrency: int
-
-    async def judge(self, options: JudgeOptions, tag: str, finalize: bool = True) -> list[Judgment]:
-        judge = build_judge(options, self.get_model)
-        judged = await _judge_all(judge, self.pairs, self.on_pair, tag, self.concurrency)
-        return judge.finalize(judged) if finalize else judged
 
     def point(self, method: str, setting: str, value: float, judged: list[Judgment]) -> CurvePoint:
         metrics = compute_metrics(method, judged, self.gold, self.humans, self.gold_grades)
@@ -163,27 +133,28 @@ class _Run:
         )
 
 
-async def _lara(
+def _lara(
     run: _Run, options: JudgeOptions, budgets: Sequence[float]
 ) -> tuple[list[Judgment], list[CurvePoint]]:
-    # Judged once; the online procedure is replayed per budget (finalize is not needed).
-    raw = await run.judge(options, "lara", finalize=False)
+    # Judged once; the online procedure is replayed per budget from each pair's P(yes), so
+    # the job's own batch step (which escalates without answers) does not change the replay.
+    judged = run.judge_all(options, "lara")
     oracle = run.gold if run.humans is None else run.humans
     curve = [
-        run.point("lara", f"budget={b:.1%}", b, simulate_lara(raw, oracle, b))
+        run.point("lara", f"budget={b:.1%}", b, simulate_lara(judged, oracle, b))
         for b in (sorted({*budgets, options.budget}) if budgets else [])
     ]
-    return simulate_lara(raw, oracle, options.budget), curve
+    return simulate_lara(judged, oracle, options.budget), curve
 
 
-async def _dream(
+def _dream(
     run: _Run, options: JudgeOptions, rounds: Sequence[int]
 ) -> tuple[list[Judgment], list[CurvePoint]]:
-    main = await run.judge(options, "dream")
+    main = run.judge_all(options, "dream")
     curve = []
     for r in sorted({*rounds, options.rounds}) if rounds else []:
         other = options.model_copy(update={"rounds": r})
-        judged = main if r == options.rounds else await run.judge(other, f"dream R={r}")
+        judged = main if r == options.rounds else run.judge_all(other, f"dream R={r}")
         curve.append(run.point("dream", f"R={r}", r, judged))
     return main, curve
 

@@ -11,6 +11,15 @@ from docket.errors import ConfigError
 
 Method = Literal["dream", "single", "lara", "majority"]
 METHODS: tuple[str, ...] = ("dream", "single", "lara", "majority")
+METHOD_FIELDS: dict[str, tuple[str, ...]] = {
+    "dream": ("rounds", "stances", "agents", "agent_models", "adjudicator"),
+    "single": ("scale",),
+    "majority": ("samples", "majority_temperature", "seed"),
+    "lara": ("budget", "top_logprobs"),
+}
+"""The options only one method reads; every other field applies to every method."""
+FLAG_NAMES = {"agent_models": "agent-model", "budget": "lara-budget"}
+"""Command-line flags whose name is not the field's name with dashes."""
 
 
 class JudgeOptions(BaseModel):
@@ -75,8 +84,12 @@ class JudgeOptions(BaseModel):
             ) from exc
 
     def record(self) -> dict[str, Any]:
-        """Plain JSON-ready dict stored in ``Judgment.config``."""
-        return self.model_dump(mode="json")
+        """The options this method reads, as a JSON-ready dict (``Judgment.config``, jobs).
+
+        Options of other methods are left out: a LARA job does not record debate rounds.
+        """
+        others = {f for m, fields in METHOD_FIELDS.items() if m != self.method for f in fields}
+        return {k: v for k, v in self.model_dump(mode="json").items() if k not in others}
 
 
 def check_applicable(methods: str | Sequence[str], options: JudgeOptions) -> None:
@@ -88,19 +101,14 @@ def check_applicable(methods: str | Sequence[str], options: JudgeOptions) -> Non
     Raises:
         ConfigError: one line naming the option and the methods it belongs to.
     """
-    applies = {
-        "dream": ("rounds", "stances", "agents", "agent_models", "adjudicator"),
-        "single": ("scale",),
-        "majority": ("samples", "majority_temperature", "seed"),
-        "lara": ("budget", "top_logprobs"),
-    }
+    applies = METHOD_FIELDS
     names = [methods] if isinstance(methods, str) else list(methods)
     used = {field for name in names for field in applies.get(name, ())}
     defaults = JudgeOptions()
     for field in (f for fields in applies.values() for f in fields):
         if field in used or getattr(options, field) == getattr(defaults, field):
             continue
-        flag = "agent-model" if field == "agent_models" else field.replace("_", "-")
+        flag = FLAG_NAMES.get(field, field.replace("_", "-"))
         owners = [m for m, fields in applies.items() if field in fields]
         raise ConfigError(
             f"--{flag} does not apply to --method {','.join(names)}",

@@ -43,17 +43,28 @@ def read_pairs(path: str | Path) -> PairList:
         InputError: naming the file, line and field of the first malformed record; nothing
             is returned in that case.
     """
+    return collect_pairs(_records(path, (*REQUIRED, TEXT_FIELDS)), str(path))
+
+
+def collect_pairs(records: Iterable[tuple[int, dict[str, Any]]], source: str) -> PairList:
+    """Pairs from ``(line or row number, record)`` items, checked as a pairs file is.
+
+    ``source`` names where the records come from in error messages (a file, a DataFrame).
+
+    Raises:
+        InputError: naming the source, line and field of the first malformed record.
+    """
     seen: dict[tuple[str, str], tuple[Pair, int]] = {}
     duplicates = 0
-    for line_no, record in _records(path, (*REQUIRED, TEXT_FIELDS)):
-        pair = _pair(record, str(path), line_no)
+    for line_no, record in records:
+        pair = _pair(record, source, line_no)
         if pair.key in seen:
-            _check_same(pair, *seen[pair.key], str(path), line_no)
+            _check_same(pair, *seen[pair.key], source, line_no)
             duplicates += 1
             continue
         seen[pair.key] = (pair, line_no)
     if not seen:
-        raise InputError("no pairs found", path=str(path), hint="one pair per line")
+        raise InputError("no pairs found", path=source, hint="one pair per line")
     return PairList([pair for pair, _ in seen.values()], duplicates)
 
 

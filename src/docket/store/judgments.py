@@ -26,7 +26,9 @@ def upsert_job(
 ) -> Job:
     """Create the job, or check that a rerun uses the same method, model and options.
 
-    Resuming with different settings would mix incomparable judgments in one job.
+    Resuming with different settings would mix incomparable judgments in one job. Only the
+    options the run records are compared: jobs of older versions also recorded the options
+    of other methods, which their judgments never read.
     """
     job = session.get(Job, name)
     if job is None:
@@ -46,7 +48,8 @@ def upsert_job(
             job = session.get(Job, name, populate_existing=True)
     if job is None:
         raise ConfigError(f"job '{name}' could not be created", hint="run the command again")
-    if (job.method, job.model, job.options) != (method, model, options):
+    recorded = {key: job.options.get(key) for key in options}  # older jobs recorded more
+    if (job.method, job.model, recorded) != (method, model, options):
         raise ConfigError(
             f"job '{name}' already exists with method={job.method}, model={job.model}, "
             f"options={job.options}",

@@ -1,9 +1,8 @@
-"""Where a judging command's calls run: the ``--executor`` flags and the executor they build.
+"""The parts of a judging run, built the same way in every process.
 
-``docket judge`` and ``docket holes fill|simulate`` share these, so the three commands
-take the same flags and build the same Ray executor. Each Ray actor rebuilds the judge
-from the job's options and settings with :func:`make_judge` (a module-level function,
-so ``functools.partial(make_judge, options, settings)`` pickles).
+:func:`make_judge` is module-level and takes only picklable values, so the Ray executor
+can send ``functools.partial(make_judge, options, settings)`` to its actors and each one
+builds its own judge and models: the distributed runner needs nothing of the CLI.
 """
 
 from __future__ import annotations
@@ -11,30 +10,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
-import typer
-
-from docket.cli.common import ModelPool, model_factory
 from docket.config import Settings
+from docket.llm.pool import ModelPool
 from docket.llm.usage import Usage
 from docket.relevance import Judge, JudgeOptions, build_judge
+from docket.store import Store, upsert_job
 
 if TYPE_CHECKING:
+    from docket.jobs.spec import JobSpec
     from docket.runner.ray_executor import RayExecutor
-
-ExecutorOpt = Annotated[
-    str | None, typer.Option(help="local | ray (Ray workers, each with its own model)")
-]
-RayAddressOpt = Annotated[
-    str | None, typer.Option(help="Ray cluster: auto or HOST:PORT (default: start one)")
-]
-RayWorkersOpt = Annotated[int | None, typer.Option(help="Ray actors (default 2)")]
 
 
 def make_judge(options: JudgeOptions, settings: Settings) -> Judge:
     """Build the judge of a job from its options and settings (in any process)."""
-    return build_judge(options, model_factory(settings))
+    return build_judge(options, ModelPool(settings))
 
 
 def ray_executor(options: JudgeOptions, settings: Settings) -> RayExecutor | None:
@@ -67,3 +58,16 @@ def run_usage(models: ModelPool, executor: RayExecutor | None) -> Usage:
     if executor is not None:
         total.merge(executor.usage)
     return total
+
+
+def open_job(store: Store, name: str, spec: JobSpec, source: str, method: str = "") -> None:
+    """Create the job, or check that a rerun resumes it with the same method, model, options.
+
+    Every command records the model's canonical name, so a rerun that only changes a call
+    parameter (``?max_in_flight=``) resumes.
+    """
+    with store.session() as session:
+        upsert_job(
+            session, name=name, method=method or spec.method, model=spec.model_name,
+            options=spec.options.record(), source=source,
+        )  # fmt: skip

@@ -1,0 +1,33 @@
+"""Judging jobs as a library: the one place a judging run is composed.
+
+>>> from docket.jobs import run_job
+>>> run = run_job("pairs.jsonl", method="dream", model="local", db="docket.db")  # doctest: +SKIP
+>>> run.to_pandas()  # doctest: +SKIP
+
+:func:`run_job` judges pairs (a file, a DataFrame or Pairs) in a resumable job of the
+store and queues its escalations for review; :func:`fill_holes`, :func:`simulate_holes`
+and :func:`compare_methods` build on it, and so does every judging command.
+"""
+
+from docket.jobs.holes import HoleFill, HoleSimulation, fill_holes, simulate_holes
+from docket.jobs.inputs import JobInput, job_input
+from docket.jobs.methods import MethodComparison, compare_methods
+from docket.jobs.result import FRAME_COLUMNS, JobRun
+from docket.jobs.run import run_job
+from docket.jobs.spec import JobSpec, canonical_model
+
+__all__ = [
+    "FRAME_COLUMNS",
+    "HoleFill",
+    "HoleSimulation",
+    "JobInput",
+    "JobRun",
+    "JobSpec",
+    "MethodComparison",
+    "canonical_model",
+    "compare_methods",
+    "fill_holes",
+    "job_input",
+    "run_job",
+    "simulate_holes",
+]

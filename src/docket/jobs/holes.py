@@ -1,0 +1,171 @@
+"""Fill and simulate holes through the job API: every pair judged in a resumable job.
+
+:func:`fill_holes` judges the unjudged pooled pairs of a benchmark and returns completed
+qrels with provenance; :func:`simulate_holes` drops judged pairs, judges them again and
+scores the refilled qrels against the full ones. Both judge with :func:`run_job`, so they
+resume, queue escalations and apply reviewers' decisions exactly as ``docket judge`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docket.ir.corpus import Corpus, open_corpus
+from docket.ir.fill import FillResult, PairSet, build_pairs, summarize_fill
+from docket.ir.formats import Qrels, Run, read_qrels, read_runs
+from docket.ir.holes import find_holes, pool
+from docket.ir.queries import read_queries
+from docket.ir.simulate import SimulationReport, plan_simulation, score_simulation
+from docket.jobs.result import JobRun
+from docket.jobs.run import Progress, run_job
+from docket.jobs.spec import JobSpec
+from docket.relevance.types import Judge
+
+QrelsIn = Qrels | str | Path
+RunsIn = Sequence[Run | str | Path]
+
+
+@dataclass(frozen=True)
+class HoleFill:
+    """A hole-filling run: the job, the completed qrels and provenance, what was left out.
+
+    Attributes:
+        run: the judging job (judgments, usage, failed pairs, escalations).
+        result: completed qrels, provenance records, audit disagreements, label counts.
+        holes: unjudged pooled pairs at ``depth``.
+        depth: the pooling depth.
+        pairs: the pairs judged, and the keys without query or document text.
+        original: the qrels before filling.
+    """
+
+    run: JobRun
+    result: FillResult
+    holes: int
+    depth: int
+    pairs: PairSet
+    original: Qrels
+
+    @property
+    def complete(self) -> bool:
+        """Every pair asked for has a stored judgment (none failed, none stopped early)."""
+        return self.run.complete and self.run.error is None
+
+
+@dataclass(frozen=True)
+class HoleSimulation:
+    """A hole simulation: the refilling job and its report."""
+
+    run: JobRun
+    report: SimulationReport
+
+
+def load_ir_inputs(
+    qrels: QrelsIn, runs: RunsIn, queries: Mapping[str, str] | str | Path,
+    corpus: Corpus | str | Path, *, grades: Iterable[int] | None = None,
+    topic_field: str = "title", corpus_index: str | Path | None = None,
+) -> tuple[Qrels, list[Run], Mapping[str, str], Corpus]:  # fmt: skip
+    """Read whatever of qrels, runs, queries and corpus is given as a path or ``irds:`` id."""
+    loaded_qrels = qrels if isinstance(qrels, Mapping) else read_qrels(qrels, grades)
+    paths = [r for r in runs if not isinstance(r, Run)]
+    systems = [r for r in runs if isinstance(r, Run)] + (read_runs(paths) if paths else [])
+    texts = queries if isinstance(queries, Mapping) else read_queries(queries, topic_field)
+    documents = corpus if hasattr(corpus, "get_many") else open_corpus(corpus, corpus_index)
+    return loaded_qrels, systems, texts, documents  # type: ignore[return-value]
+
+
+def fill_holes(
+    qrels: QrelsIn,
+    runs: RunsIn,
+    queries: Mapping[str, str] | str | Path,
+    corpus: Corpus | str | Path,
+    spec: JobSpec | None = None,
+    *,
+    depth: int = 10,
+    audit: bool = False,
+    limit: int | None = None,
+    level: str = "reviewed",
+    rel_level: int = 1,
+    job: str | None = None,
+    on_progress: Progress | None = None,
+    judge: Judge | None = None,
+    **inputs: Any,
+) -> HoleFill:
+    """Judge the unjudged pooled pairs and compose completed qrels with provenance.
+
+    Args:
+        qrels, runs, queries, corpus: loaded values, or paths / ``irds:`` ids to read
+            (``grades``, ``topic_field`` and ``corpus_index`` in ``inputs`` say how).
+        spec: how to judge (default: DREAM on the default model, see :meth:`JobSpec.of`).
+        depth: pooling depth k.
+        audit: also judge the pooled pairs that are already judged.
+        limit: judge at most this many pairs.
+        level: labels in the completed qrels: ``original``, ``automatic`` or ``reviewed``.
+        rel_level: grade from which a document counts as relevant.
+        job: job name (default ``holes-<qrels stem>-<method>``).
+        judge: a judge object of your own instead of the spec's method (see :func:`run_job`).
+    """
+    spec = spec or JobSpec.of()
+    original, systems, texts, documents = load_ir_inputs(qrels, runs, queries, corpus, **inputs)
+    holes = find_holes(original, systems, depth)
+    keys = holes.hole_keys + (_pooled_judged(original, systems, depth) if audit else [])
+    pairs = build_pairs(keys[:limit] if limit else keys, texts, documents, original, rel_level)
+    name = job or f"holes-{_stem(qrels)}-{judge.method if judge else spec.method}"
+    run = run_job(pairs.pairs, spec, job=name, source=_source(qrels), on_progress=on_progress,
+                  judge=judge)  # fmt: skip
+    judgments = [j for _, j in run.judgments()]
+    result = summarize_fill(original, judgments, level=level, rel_level=rel_level)
+    return HoleFill(run, result, len(holes.holes), depth, pairs, original)
+
+
+def simulate_holes(
+    qrels: QrelsIn,
+    runs: RunsIn,
+    queries: Mapping[str, str] | str | Path,
+    corpus: Corpus | str | Path,
+    spec: JobSpec | None = None,
+    *,
+    fraction: float = 0.3,
+    seed: int = 0,
+    depth: int | None = None,
+    measure: str = "nDCG@10",
+    rel_level: int = 1,
+    job: str | None = None,
+    on_progress: Progress | None = None,
+    judge: Judge | None = None,
+    **inputs: Any,
+) -> HoleSimulation:
+    """Drop a seeded ``fraction`` of judged pairs, judge them again, compare with the full qrels.
+
+    Reports label agreement (Cohen's kappa, balanced accuracy) and how close the system
+    ranking under the refilled qrels is to the one under the full qrels.
+    """
+    spec = spec or JobSpec.of()
+    original, systems, texts, documents = load_ir_inputs(qrels, runs, queries, corpus, **inputs)
+    kept, dropped = plan_simulation(original, systems, fraction, seed, depth)
+    pairs = build_pairs(dropped, texts, documents, original, rel_level)
+    name = job or f"simulate-{_stem(qrels)}-{judge.method if judge else spec.method}-{seed}"
+    run = run_job(pairs.pairs, spec, job=name, source=_source(qrels), on_progress=on_progress,
+                  judge=judge)  # fmt: skip
+    judgments = [j for _, j in run.judgments()]
+    skipped = len(pairs.missing_queries) + len(pairs.missing_documents)
+    report = score_simulation(
+        original, kept, dropped, judgments, systems, fraction=fraction, seed=seed,
+        measure=measure, rel_level=rel_level, skipped=skipped,
+    )  # fmt: skip
+    return HoleSimulation(run, report)
+
+
+def _source(qrels: QrelsIn) -> str:
+    return "qrels" if isinstance(qrels, Mapping) else str(qrels)
+
+
+def _stem(qrels: QrelsIn) -> str:
+    return "qrels" if isinstance(qrels, Mapping) else Path(str(qrels)).stem
+
+
+def _pooled_judged(original: Qrels, systems: Sequence[Run], depth: int) -> list[tuple[str, str]]:
+    pooled = pool(systems, depth, sorted(original))
+    return [(q, d) for q, docs in pooled.items() for d in docs if d in original[q]]

@@ -1,0 +1,115 @@
+"""The pairs of a job, from a pairs file, a pandas DataFrame or any iterable of Pair.
+
+Whatever the form, the pairs are checked whole before the first call (a bad row names its
+row and column, and nothing is judged), repeated pairs are judged once, and a file is
+streamed rather than held in memory.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Iterator, Sized
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docket.errors import InputError
+from docket.relevance.pairs_io import collect_pairs, scan_pairs
+from docket.relevance.types import Pair
+
+DATAFRAME = "DataFrame"
+"""How a DataFrame is named in errors (its rows are numbered from 1)."""
+
+
+@dataclass(frozen=True)
+class JobInput:
+    """Checked pairs, ready to stream into a job.
+
+    Attributes:
+        pairs: the pairs, each once, in input order (iterable more than once).
+        count: how many distinct pairs.
+        duplicates: repeated identical pairs that were dropped.
+        source: where they came from (a path, ``DataFrame`` or ``pairs``).
+        stem: a short name for default job names.
+    """
+
+    pairs: Iterable[Pair]
+    count: int
+    duplicates: int
+    source: str
+    stem: str
+
+    def __iter__(self) -> Iterator[Pair]:
+        return iter(self.pairs)
+
+    def __len__(self) -> int:
+        return self.count
+
+
+def job_input(pairs: Any) -> JobInput:
+    """Check ``pairs`` (a path, a DataFrame, a JobInput or an iterable of Pair).
+
+    Raises:
+        InputError: naming the file or DataFrame row and the column of the first bad record.
+    """
+    if isinstance(pairs, JobInput):
+        return pairs
+    if isinstance(pairs, str | Path):
+        loaded = scan_pairs(pairs)
+        return JobInput(loaded, len(loaded), loaded.duplicates, str(pairs), Path(pairs).stem)
+    if _is_dataframe(pairs):
+        listed = collect_pairs(dataframe_records(pairs), DATAFRAME)
+        return JobInput(listed, len(listed), listed.duplicates, DATAFRAME, "dataframe")
+    return _from_pairs(pairs)
+
+
+def _from_pairs(pairs: Iterable[Pair]) -> JobInput:
+    # An empty iterable is a job with nothing to do (a benchmark without holes), not an error.
+    unique: dict[tuple[str, str], Pair] = {}
+    duplicates = 0
+    for index, pair in enumerate(pairs, start=1):
+        if not isinstance(pair, Pair):
+            raise InputError(
+                f"expected a docket Pair, got {type(pair).__name__}", path="pairs", line=index
+            )
+        first = unique.setdefault(pair.key, pair)
+        if first is not pair:
+            if first != pair:
+                raise InputError(
+                    f"pair ({pair.qid}, {pair.docid}) is given twice with different content",
+                    path="pairs",
+                    line=index,
+                )
+            duplicates += 1
+    listed = list(unique.values())
+    return JobInput(listed, len(listed), duplicates, "pairs", "pairs")
+
+
+def _is_dataframe(value: Any) -> bool:
+    # Checked by duck type, so pandas is imported only by those who pass a DataFrame.
+    return hasattr(value, "to_dict") and hasattr(value, "columns") and isinstance(value, Sized)
+
+
+def dataframe_records(frame: Any) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(row number from 1, record)`` per DataFrame row; NaN cells count as missing.
+
+    ``docno`` (PyTerrier's name) is read as ``docid``; numpy scalars become Python values.
+    """
+    for number, row in enumerate(frame.to_dict("records"), start=1):
+        record = {str(k): _plain(v) for k, v in row.items()}
+        if "docid" not in record and "docno" in record:
+            record["docid"] = record["docno"]
+        yield number, {k: v for k, v in record.items() if v is not None}
+
+
+def _plain(value: Any) -> Any:
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return None  # pandas' missing markers
+    if hasattr(value, "item") and not isinstance(value, str | bytes):
+        value = value.item()  # numpy scalar
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        if value.is_integer():
+            return int(value)  # a label column with NaN holes is float in pandas
+    return value

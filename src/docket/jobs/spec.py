@@ -1,0 +1,99 @@
+"""What a judging job is asked to do: judge options, settings, and how it treats reviews.
+
+A :class:`JobSpec` is built once, from keyword arguments (a notebook) or from the shared
+command-line flags (every judging command), and is all :func:`docket.jobs.run_job` needs
+besides the pairs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from docket.config import Settings, load_settings
+from docket.errors import ConfigError
+from docket.llm.provider import parse_model_name
+from docket.relevance.options import JudgeOptions, check_applicable
+
+SETTING_NAMES = frozenset(Settings.model_fields)
+OPTION_NAMES = frozenset(JudgeOptions.model_fields) - {"method"}
+
+
+@dataclass(frozen=True)
+class JobSpec:
+    """How to judge, with what, where, and what happens to escalations.
+
+    Attributes:
+        options: the relevance method and its options.
+        settings: model, store, cache, concurrency, limits and executor.
+        reviews: independent reviewers asked per escalated pair.
+        retry_failed: judge again the pairs a server refused in earlier runs.
+    """
+
+    options: JudgeOptions
+    settings: Settings
+    reviews: int = 1
+    retry_failed: bool = False
+
+    @classmethod
+    def of(
+        cls,
+        method: str = "dream",
+        *,
+        methods: tuple[str, ...] | None = None,
+        reviews: int = 1,
+        retry_failed: bool = False,
+        config_path: Path | None = None,
+        **values: Any,
+    ) -> JobSpec:
+        """Build a spec from keyword arguments, the way every command does.
+
+        ``values`` may hold any :class:`~docket.config.Settings` field (``model``, ``db``,
+        ``max_in_flight``, ...) and any :class:`~docket.relevance.JudgeOptions` field
+        (``rounds``, ``agent_models``, ...); None means "not given" (the setting comes from
+        ``docket.toml``, the environment or the default). Options that ``method`` (or every
+        one of ``methods``) does not read are refused, as on the command line.
+
+        Raises:
+            ConfigError: an unknown name, an invalid value, or an option the method ignores.
+        """
+        unknown = sorted(set(values) - SETTING_NAMES - OPTION_NAMES)
+        if unknown:
+            raise ConfigError(
+                f"unknown job option(s): {', '.join(unknown)}",
+                hint="see help(docket.jobs.JobSpec.of) for the accepted names",
+            )
+        if reviews < 1:
+            raise ConfigError("reviews must be at least 1", hint="e.g. reviews=2")
+        settings = load_settings(
+            config_path, **{k: v for k, v in values.items() if k in SETTING_NAMES}
+        )
+        given = {k: v for k, v in values.items() if k in OPTION_NAMES and v is not None}
+        options = JudgeOptions.checked(method=method, **given)
+        check_applicable(list(methods) if methods else method, options)
+        return cls(options, settings, reviews, retry_failed)
+
+    @property
+    def method(self) -> str:
+        """The relevance method."""
+        return self.options.method
+
+    @property
+    def model_name(self) -> str:
+        """The main model's canonical name: what a job records.
+
+        Call parameters such as ``?max_in_flight=`` change how calls are made, not what
+        they answer, so they stay out of the job (a rerun that changes them resumes).
+        """
+        return canonical_model(self.settings.model)
+
+    def with_method(self, method: str, **changes: Any) -> JobSpec:
+        """The same spec for another method (and option changes), e.g. per compared method."""
+        options = self.options.model_copy(update={"method": method, **changes})
+        return JobSpec(options, self.settings, self.reviews, self.retry_failed)
+
+
+def canonical_model(name: str) -> str:
+    """A model name without its call parameters (what a job records)."""
+    return parse_model_name(name).name
