@@ -1,12 +1,77 @@
-"""Agreement statistics between annotators (pure functions over label sequences)."""
+"""Agreement statistics between annotators (pure functions over labels and count tables).
+
+Two raters: :func:`cohen_kappa` (unweighted) and :func:`weighted_kappa` (linear or
+quadratic weights) over aligned label sequences, or :func:`kappa_from_confusion` over a
+confusion matrix built once with :func:`confusion_matrix`. Any number of raters, missing
+ratings allowed: :func:`fleiss_kappa` and :func:`krippendorff_alpha` (nominal, ordinal or
+interval). Every function returns NaN where its statistic is undefined.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Sequence
+from typing import Literal
 
 import numpy as np
 from numpy.typing import ArrayLike
+
+Weights = Literal["none", "linear", "quadratic"]
+Level = Literal["nominal", "ordinal", "interval"]
+
+
+def confusion_matrix(
+    a: Sequence[Hashable], b: Sequence[Hashable], categories: Sequence[Hashable]
+) -> np.ndarray:
+    """Counts of (label of ``a``, label of ``b``): rows follow ``a``, columns ``b``.
+
+    Args:
+        a: labels of the first rater, one per item.
+        b: labels of the second rater, aligned with ``a``.
+        categories: every category, in the order of the rows and columns.
+
+    Raises:
+        ValueError: different lengths, or a label that is not among ``categories``.
+    """
+    if len(a) != len(b):
+        raise ValueError(f"aligned labels needed, got {len(a)} and {len(b)}")
+    index = {c: i for i, c in enumerate(categories)}
+    try:
+        rows, cols = [index[x] for x in a], [index[y] for y in b]
+    except KeyError as exc:
+        raise ValueError(f"label {exc.args[0]!r} is not among {list(categories)}") from None
+    table = np.zeros((len(categories), len(categories)))
+    np.add.at(table, (rows, cols), 1.0)
+    return table
+
+
+def kappa_from_confusion(table: ArrayLike, weights: Weights = "none") -> float:
+    """Cohen's kappa from a k x k confusion matrix, unweighted or weighted.
+
+    kappa_w = 1 - sum(w * observed) / sum(w * expected), where expected is the outer
+    product of the two raters' marginals and w the disagreement weights between
+    category positions i and j: 1 off the diagonal (``none``, which is exactly
+    (p_o - p_e) / (1 - p_e)), ``|i - j| / (k - 1)`` (``linear``) or its square
+    (``quadratic``).
+
+    Returns:
+        Kappa, or NaN when undefined (no items, one category, or no expected disagreement).
+    """
+    matrix = np.asarray(table, dtype=float)
+    k, total = len(matrix), float(matrix.sum())
+    if weights not in ("none", "linear", "quadratic"):
+        raise ValueError(f"weights must be none, linear or quadratic, not {weights!r}")
+    if total == 0 or k < 2:
+        return math.nan
+    observed = matrix / total
+    expected = np.outer(observed.sum(axis=1), observed.sum(axis=0))
+    positions = np.arange(k)
+    distance = np.abs(positions[:, None] - positions[None, :]) / (k - 1)
+    w = {"none": (distance > 0).astype(float), "linear": distance, "quadratic": distance**2}
+    denominator = float((w[weights] * expected).sum())
+    if math.isclose(denominator, 0.0, abs_tol=1e-12):
+        return math.nan
+    return 1.0 - float((w[weights] * observed).sum()) / denominator
 
 
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
@@ -28,24 +93,41 @@ def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
     """
     if len(a) != len(b):
         raise ValueError(f"cohen_kappa needs aligned labels, got {len(a)} and {len(b)}")
-    if not a:
-        return math.nan
     categories = sorted(set(a) | set(b), key=repr)
-    index = {label: i for i, label in enumerate(categories)}
-    table = np.zeros((len(categories), len(categories)))
-    np.add.at(table, ([index[x] for x in a], [index[y] for y in b]), 1.0)
-    table /= table.sum()
-    observed = float(np.trace(table))
-    expected = float(table.sum(axis=1) @ table.sum(axis=0))
-    if math.isclose(expected, 1.0):
-        return math.nan
-    return (observed - expected) / (1.0 - expected)
+    return kappa_from_confusion(confusion_matrix(a, b, categories))
 
 
-# Fleiss' kappa and Krippendorff's alpha (nominal), for more than two raters and
-# missing ratings. Two layouts: *counts* (one row per unit, one column per category,
-# cell = raters who chose it) and *reliability data* (one row per rater, one column per
-# unit, None or NaN where a rater did not rate a unit).
+def weighted_kappa(
+    a: Sequence[int], b: Sequence[int], categories: Sequence[int], weights: str = "linear"
+) -> float:
+    """Cohen's weighted kappa for ordinal labels (e.g. relevance grades 0-3).
+
+    See :func:`kappa_from_confusion` for the formula.
+
+    Args:
+        a: labels of the first rater.
+        b: labels of the second rater, aligned with ``a``.
+        categories: every category in order.
+        weights: ``linear`` or ``quadratic``.
+
+    Returns:
+        Weighted kappa, or NaN when undefined (no items, or no expected disagreement).
+
+    Raises:
+        ValueError: different lengths, unknown weights, or a label outside ``categories``.
+    """
+    if len(a) != len(b):
+        raise ValueError(f"weighted_kappa needs aligned labels, got {len(a)} and {len(b)}")
+    if weights not in ("linear", "quadratic"):
+        raise ValueError(f"weights must be linear or quadratic, not {weights!r}")
+    table = confusion_matrix(a, b, categories)
+    return kappa_from_confusion(table, weights)  # type: ignore[arg-type]
+
+
+# Fleiss' kappa and Krippendorff's alpha, for more than two raters and missing ratings.
+# Two layouts: *counts* (one row per unit, one column per category, cell = raters who
+# chose it) and *reliability data* (one row per rater, one column per unit, None or NaN
+# where a rater did not rate a unit).
 
 
 def _missing(value: object) -> bool:
@@ -110,11 +192,75 @@ def fleiss_kappa(counts: ArrayLike) -> float:
     return (p_bar - p_e) / (1 - p_e)
 
 
-def krippendorff_alpha_counts(counts: ArrayLike) -> float:
-    """Krippendorff's alpha (nominal) from a units x categories count matrix.
+def _squared_distances(marginals: np.ndarray, level: Level, values: np.ndarray) -> np.ndarray:
+    """Krippendorff's metric delta^2 between every pair of categories."""
+    if level == "nominal":
+        return 1.0 - np.eye(len(marginals))
+    if level == "interval":
+        return (values[:, None] - values[None, :]) ** 2
+    # Ordinal: the count of values from c to k, less half of the two end categories.
+    cumulative = np.cumsum(marginals)
+    lo = np.minimum.outer(np.arange(len(marginals)), np.arange(len(marginals)))
+    hi = np.maximum.outer(np.arange(len(marginals)), np.arange(len(marginals)))
+    between = cumulative[hi] - cumulative[lo] + marginals[lo]
+    return (between - (marginals[lo] + marginals[hi]) / 2) ** 2
+
+
+def alpha_from_coincidences(
+    coincidences: ArrayLike, level: Level = "nominal", values: Sequence[float] | None = None
+) -> float:
+    """Krippendorff's alpha from a category x category coincidence matrix.
+
+    alpha = 1 - (n - 1) * sum(o_ck * d_ck) / sum(n_c * n_k * d_ck), with o the
+    coincidences, n_c their marginals, n their total and d the squared distance of the
+    level: 0/1 (nominal), (v_c - v_k)^2 (interval), or for ordinal data
+    (n_c/2 + n_(c+1) + ... + n_(k-1) + n_k/2)^2 over the categories in order.
+
+    Args:
+        coincidences: symmetric matrix, categories in their order.
+        level: ``nominal``, ``ordinal`` or ``interval``.
+        values: the numeric value of each category (interval); default 0, 1, 2, ...
+
+    Returns:
+        Alpha, or NaN when undefined (no pairable value, or no expected disagreement).
+    """
+    o = np.asarray(coincidences, dtype=float)
+    if level not in ("nominal", "ordinal", "interval"):
+        raise ValueError(f"level must be nominal, ordinal or interval, not {level!r}")
+    marginals = o.sum(axis=1)
+    n = float(marginals.sum())
+    numbers = np.arange(len(o), dtype=float) if values is None else np.asarray(values, float)
+    d = _squared_distances(marginals, level, numbers)
+    expected = float((np.outer(marginals, marginals) * d).sum())
+    if n <= 1 or math.isclose(expected, 0.0, abs_tol=1e-12):
+        return math.nan
+    return 1.0 - (n - 1) * float((o * d).sum()) / expected
+
+
+def alpha_from_confusion(
+    table: ArrayLike, level: Level = "nominal", values: Sequence[float] | None = None
+) -> float:
+    """Krippendorff's alpha for two raters who rated every item, from their confusion matrix.
+
+    Each item then adds one to o[a, b] and one to o[b, a], so the coincidences are
+    ``table + table.T``.
+    """
+    matrix = np.asarray(table, dtype=float)
+    return alpha_from_coincidences(matrix + matrix.T, level, values)
+
+
+def krippendorff_alpha_counts(
+    counts: ArrayLike, level: Level = "nominal", values: Sequence[float] | None = None
+) -> float:
+    """Krippendorff's alpha from a units x categories count matrix.
 
     Units with fewer than two values are not pairable and are dropped, as in
     Krippendorff's definition.
+
+    Args:
+        counts: the count matrix; its columns are the categories in order.
+        level: ``nominal``, ``ordinal`` or ``interval``.
+        values: numeric value of each column (interval); default 0, 1, 2, ...
 
     Returns:
         Alpha, or NaN when undefined (no pairable unit, or no variation at all).
@@ -123,71 +269,38 @@ def krippendorff_alpha_counts(counts: ArrayLike) -> float:
     if len(table) == 0:
         return math.nan
     weighted = table / (m_u - 1)[:, None]
-    # Coincidence matrix: ordered value pairs within a unit, each unit weighted 1/(m_u-1).
+    # Coincidences: ordered value pairs within a unit, each unit weighted 1/(m_u-1).
     coincidences = weighted.T @ table - np.diag(weighted.sum(axis=0))
-    n_c = coincidences.sum(axis=1)
-    n = n_c.sum()
-    observed = coincidences.sum() - np.trace(coincidences)
-    expected = (n * n - (n_c * n_c).sum()) / (n - 1)
-    if expected == 0:
-        return math.nan
-    return float(1 - observed / expected)
+    return alpha_from_coincidences(coincidences, level, values)
 
 
-def krippendorff_alpha(reliability_data: Sequence[Sequence[Hashable | None]]) -> float:
-    """Krippendorff's alpha for nominal data, missing values allowed.
+def krippendorff_alpha(
+    reliability_data: Sequence[Sequence[Hashable | None]], level: Level = "nominal"
+) -> float:
+    """Krippendorff's alpha, missing values allowed.
 
     Args:
         reliability_data: one row per rater, one column per unit; None (or NaN)
-            where a rater did not rate a unit.
+            where a rater did not rate a unit. Ordinal and interval data are numbers;
+            their categories are the distinct values in numeric order.
+        level: ``nominal``, ``ordinal`` or ``interval``.
 
     Returns:
         Alpha (1 perfect agreement, 0 chance level), or NaN when undefined.
 
     Raises:
-        ValueError: when rater rows have different lengths.
+        ValueError: rater rows of different lengths, or non-numeric ordinal/interval data.
     """
     rows = [list(r) for r in reliability_data]
     if len({len(r) for r in rows}) > 1:
         raise ValueError("every rater row must have one entry per unit")
     units = [list(col) for col in zip(*rows, strict=True)] if rows else []
-    counts, _ = category_counts(units)
-    return krippendorff_alpha_counts(counts)
-
-
-def weighted_kappa(
-    a: Sequence[int], b: Sequence[int], categories: Sequence[int], weights: str = "linear"
-) -> float:
-    """Cohen's weighted kappa for ordinal labels (e.g. relevance grades 0-3).
-
-    kappa_w = 1 - sum(w * observed) / sum(w * expected), with disagreement weights
-    ``|i - j| / (k - 1)`` (linear) or its square (quadratic) between category positions.
-
-    Args:
-        a: labels of the first rater.
-        b: labels of the second rater, aligned with ``a``.
-        categories: every category in order (labels outside it raise ValueError).
-        weights: ``linear`` or ``quadratic``.
-
-    Returns:
-        Weighted kappa, or NaN when undefined (no items, or no expected disagreement).
-    """
-    if len(a) != len(b):
-        raise ValueError(f"weighted_kappa needs aligned labels, got {len(a)} and {len(b)}")
-    if weights not in ("linear", "quadratic"):
-        raise ValueError(f"weights must be linear or quadratic, not {weights!r}")
-    k = len(categories)
-    if not a or k < 2:
-        return math.nan
-    index = {c: i for i, c in enumerate(categories)}
-    table = np.zeros((k, k))
-    np.add.at(table, ([index[x] for x in a], [index[y] for y in b]), 1.0)
-    table /= table.sum()
-    expected = np.outer(table.sum(axis=1), table.sum(axis=0))
-    positions = np.arange(k)
-    distance = np.abs(positions[:, None] - positions[None, :]) / (k - 1)
-    w = distance if weights == "linear" else distance**2
-    denominator = float((w * expected).sum())
-    if math.isclose(denominator, 0.0):
-        return math.nan
-    return 1.0 - float((w * table).sum()) / denominator
+    if level == "nominal":
+        counts, _ = category_counts(units)
+        return krippendorff_alpha_counts(counts)
+    seen = {v for unit in units for v in unit if not _missing(v)}
+    if any(isinstance(v, bool) or not isinstance(v, int | float) for v in seen):
+        raise ValueError(f"{level} alpha needs numeric values")
+    categories = sorted(seen)  # type: ignore[type-var]
+    counts, _ = category_counts(units, categories)
+    return krippendorff_alpha_counts(counts, level, [float(c) for c in categories])  # type: ignore[arg-type]

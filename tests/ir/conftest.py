@@ -7,6 +7,7 @@ Holes at depth 3: q1 -> d7, d8, d9; q2 -> d9, d6, d8 (six in all, pool of 11 pai
 from __future__ import annotations
 
 import json
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -115,3 +116,18 @@ class TableJudge:
 
     def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
         return judgments
+
+
+@pytest.fixture
+def irds_id(bench, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Register the bench's qrels and queries as a local ir_datasets dataset."""
+    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "irds-home"))
+    import ir_datasets
+    from ir_datasets.datasets.base import Dataset
+    from ir_datasets.formats import TrecQrels, TsvQueries
+    from ir_datasets.util import LocalDownload
+
+    name = f"docket-test/{uuid.uuid4().hex[:8]}"
+    qrels = TrecQrels(LocalDownload(bench.qrels), {0: "not", 1: "relevant", 2: "highly"})
+    ir_datasets.registry.register(name, Dataset(qrels, TsvQueries(LocalDownload(bench.queries))))
+    return name

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -21,21 +20,6 @@ runner = CliRunner()
 # A single judge that calls everything irrelevant (escalations of single judges are another
 # matter: their review payload is refused upstream).
 NO = register_fake("irds-no", lambda request: "LABEL: irrelevant\nREASONING: scripted")
-
-
-@pytest.fixture
-def irds_id(bench, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    """Register the bench's qrels and queries as a local ir_datasets dataset."""
-    monkeypatch.setenv("IR_DATASETS_HOME", str(tmp_path / "irds-home"))
-    import ir_datasets
-    from ir_datasets.datasets.base import Dataset
-    from ir_datasets.formats import TrecQrels, TsvQueries
-    from ir_datasets.util import LocalDownload
-
-    name = f"docket-test/{uuid.uuid4().hex[:8]}"
-    qrels = TrecQrels(LocalDownload(bench.qrels), {0: "not", 1: "relevant", 2: "highly"})
-    ir_datasets.registry.register(name, Dataset(qrels, TsvQueries(LocalDownload(bench.queries))))
-    return name
 
 
 def test_irds_qrels_and_queries_are_read(irds_id: str) -> None:

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from docket.agreement import cohen_kappa
-from docket.ir.stats import competition_ranks, kendall_tau, pearson, tau_ap
+from docket.ir.stats import average_ranks, competition_ranks, kendall_tau, pearson, spearman, tau_ap
 
 # Four systems; reference order A > B > C > D.
 REF = [4.0, 3.0, 2.0, 1.0]
@@ -67,3 +67,22 @@ def test_cohen_kappa_by_hand() -> None:
     assert math.isnan(cohen_kappa([], []))
     with pytest.raises(ValueError):
         cohen_kappa([1], [1, 0])
+
+
+def test_spearman_by_hand_and_with_ties() -> None:
+    # Ranks 1..4 against 1, 3, 2, 4: d^2 = 0 + 1 + 1 + 0 -> 1 - 6 * 2 / (4 * 15) = 0.8
+    assert spearman(REF, [4.0, 2.0, 3.0, 1.0]) == pytest.approx(0.8)
+    assert spearman(REF, [1.0, 2.0, 3.0, 4.0]) == pytest.approx(-1.0)
+    # Tied scores share their mean rank: 4, 2, 2, 1 -> ranks 1, 2.5, 2.5, 4.
+    assert average_ranks([4.0, 2.0, 2.0, 1.0]) == [1.0, 2.5, 2.5, 4.0]
+    assert spearman(REF, [4.0, 2.0, 2.0, 1.0]) == pytest.approx(
+        pearson([1, 2, 3, 4], [1, 2.5, 2.5, 4])
+    )
+    assert math.isnan(spearman(REF, [1.0, 1.0, 1.0, 1.0]))
+
+
+def test_spearman_matches_scipy() -> None:
+    stats = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(3)
+    x, y = rng.integers(0, 5, 12).astype(float), rng.normal(size=12)
+    assert spearman(x, y) == pytest.approx(stats.spearmanr(x, y).statistic)

@@ -1,4 +1,4 @@
-"""IR benchmarks: formats, corpora, holes, filling, re-evaluation, RAG alignment, simulation."""
+"""IR benchmarks: formats, corpora, holes, filling, re-evaluation, label agreement, RAG, simulation."""
 
 from docket.ir.corpus import Corpus, CorpusIndex, Document, open_corpus
 from docket.ir.evaluate import (
@@ -14,6 +14,8 @@ from docket.ir.evaluate import (
 from docket.ir.fill import FillResult, PairSet, build_pairs, summarize_fill
 from docket.ir.formats import Qrels, Run, read_qrels, read_run, read_runs, write_qrels
 from docket.ir.holes import Hole, HoleReport, find_holes, hole_rate, pool
+from docket.ir.label_agreement import LabelAgreement, LabelsReport, compare_labels, evaluate_labels
+from docket.ir.label_files import LabelSet, Scale, read_label_set
 from docket.ir.per_query import per_query_scores
 from docket.ir.provenance import (
     ProvenanceRecord,
@@ -26,7 +28,7 @@ from docket.ir.queries import read_queries
 from docket.ir.rag import RagAlignment, rag_alignment, read_generation
 from docket.ir.significance import PairTest, compare_pairs, holm, paired_t_test, randomization_test
 from docket.ir.simulate import SimulationReport, balanced_accuracy, drop_judgments
-from docket.ir.stats import kendall_tau, pearson, tau_ap
+from docket.ir.stats import kendall_tau, pearson, spearman, tau_ap
 
 __all__ = [
     "DEFAULT_MEASURES",
@@ -36,6 +38,9 @@ __all__ = [
     "FillResult",
     "Hole",
     "HoleReport",
+    "LabelAgreement",
+    "LabelSet",
+    "LabelsReport",
     "PairSet",
     "PairTest",
     "ProvenanceRecord",
@@ -43,16 +48,19 @@ __all__ = [
     "RagAlignment",
     "RankingComparison",
     "Run",
+    "Scale",
     "SimulationReport",
     "SystemsReport",
     "balanced_accuracy",
     "build_pairs",
+    "compare_labels",
     "compare_pairs",
     "compare_rankings",
     "compare_systems",
     "compose_qrels",
     "condense",
     "drop_judgments",
+    "evaluate_labels",
     "evaluate_runs",
     "find_holes",
     "hole_rate",
@@ -67,12 +75,14 @@ __all__ = [
     "rag_alignment",
     "randomization_test",
     "read_generation",
+    "read_label_set",
     "read_provenance",
     "read_qrels",
     "read_queries",
     "read_run",
     "read_runs",
     "record_from_judgment",
+    "spearman",
     "summarize_fill",
     "tau_ap",
     "write_provenance",

@@ -64,15 +64,7 @@ def read_qrels(path: str | Path, grades: Iterable[int] | None = None) -> Qrels:
         return _irds_qrels(str(path), allowed)
     qrels: Qrels = {}
     for number, line in _lines(path):
-        parts = line.split()
-        if len(parts) != 4:
-            raise InputError(
-                f"expected 4 columns (qid iteration docid grade), found {len(parts)}",
-                path=str(path),
-                line=number,
-                hint="TREC qrels lines look like: 101 0 doc7 1",
-            )
-        qid, _, docid, raw = parts
+        qid, _, docid, raw = qrels_columns(line, path, number)
         grade = _parse_grade(raw, allowed, path, number)
         known = qrels.setdefault(qid, {})
         if known.get(docid, grade) != grade:
@@ -84,6 +76,19 @@ def read_qrels(path: str | Path, grades: Iterable[int] | None = None) -> Qrels:
             )
         known[docid] = grade
     return qrels
+
+
+def qrels_columns(line: str, path: str | Path, number: int) -> list[str]:
+    """The four columns of a qrels line (qid iteration docid grade), or InputError."""
+    parts = line.split()
+    if len(parts) != 4:
+        raise InputError(
+            f"expected 4 columns (qid iteration docid grade), found {len(parts)}",
+            path=str(path),
+            line=number,
+            hint="TREC qrels lines look like: 101 0 doc7 1",
+        )
+    return parts
 
 
 def _irds_qrels(name: str, allowed: frozenset[int]) -> Qrels:

@@ -1,4 +1,4 @@
-"""Rank correlation in numpy: Kendall's tau-b, tau_AP (Yilmaz et al. 2008), Pearson.
+"""Rank correlation in numpy: Kendall's tau-b, tau_AP (Yilmaz et al. 2008), Spearman, Pearson.
 
 All functions take two aligned score vectors (one value per system, higher is better) and
 return NaN when the statistic is undefined (fewer than two items, or a constant vector).
@@ -87,6 +87,27 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float:
     da, db = a - a.mean(), b - b.mean()
     denominator = math.sqrt(float(da @ da) * float(db @ db))
     return math.nan if denominator == 0 else float(da @ db) / denominator
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rho: Pearson's correlation of the average ranks (ties share their mean rank).
+
+    Returns:
+        rho in [-1, 1], or NaN when a vector is constant or too short.
+    """
+    return pearson(average_ranks(x), average_ranks(y))
+
+
+def average_ranks(scores: Sequence[float]) -> list[float]:
+    """Rank of each item, 1 = highest score; tied items share the mean of their ranks."""
+    values = np.asarray(scores, dtype=float)
+    order = np.argsort(-values, kind="stable")
+    ranks = np.empty(values.size)
+    ranks[order] = np.arange(1, values.size + 1)
+    for value in np.unique(values):
+        tied = values == value
+        ranks[tied] = ranks[tied].mean()
+    return ranks.tolist()
 
 
 def competition_ranks(scores: Sequence[float]) -> list[int]:
