@@ -54,9 +54,11 @@ ADHERENCE = register_fake("doc-adherence", _adherence)
 
 @pytest.mark.parametrize(("where", "code"), _snippets(), ids=[w for w, _ in _snippets()])
 def test_snippet_runs(where: str, code: str, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    shutil.copytree(ROOT / "examples", tmp_path / "examples")
-    shutil.copy(ROOT / "examples" / "sop" / "rules.yaml", tmp_path / "rules.yaml")
-    monkeypatch.chdir(tmp_path)
+    project = tmp_path / "project"  # snippets run from a project root, shared/ beside it
+    shutil.copytree(ROOT / "examples", project / "examples")
+    shutil.copy(ROOT / "examples" / "sop" / "rules.yaml", project / "rules.yaml")
+    (tmp_path / "shared").symlink_to(ROOT.parent / "shared")
+    monkeypatch.chdir(project)
     monkeypatch.setenv("DOCKET_MODEL", RELEVANCE)
     monkeypatch.setenv("DOCKET_CACHE", "off")
     fake = ADHERENCE if "adherence" in code else RELEVANCE
