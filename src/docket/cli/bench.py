@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from docket.cli.bench_report import build_tables, run_tables
 from docket.cli.common import console, escape, model_factory, out
+from docket.cli.outputs import output_path
 from docket.config import load_settings
 from docket.errors import ConfigError, UserError
 
@@ -70,7 +71,10 @@ def _updater(bar: Progress, label: str) -> Callable[[int, int], None]:
 def build(
     rules: RulesOpt,
     seeds: Annotated[Path, typer.Option("--seeds", help="clean seed records (JSONL)")],
-    output: Annotated[Path, typer.Option("--out", "-o", help="dataset file to write (JSONL)")],
+    output: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="dataset file to write (JSONL)", callback=output_path),
+    ],
     samples: Annotated[int, typer.Option("--samples", min=1, help="samples to attempt")] = 100,
     seed: Annotated[int, typer.Option("--seed", help="seed of every random draw")] = 0,
     scenarios: Annotated[
@@ -190,7 +194,8 @@ def run(
     timeout: Annotated[float, typer.Option("--timeout", help="seconds per LLM check")] = 60.0,
     concurrency: ConcurrencyOpt = 4,
     output: Annotated[
-        Path | None, typer.Option("--out", "-o", help="write the report (JSON)")
+        Path | None,
+        typer.Option("--out", "-o", help="write the report (JSON)", callback=output_path),
     ] = None,
     cache: CacheOpt = None,
 ) -> None:
@@ -232,7 +237,6 @@ def run(
     for table in run_tables(report):
         out.print(table)
     if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(
             json.dumps(report.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8"
         )

@@ -12,6 +12,7 @@ from typer.core import TyperCommand
 from docket.cli.common import out
 from docket.cli.eval_labels_output import render_csv, render_json, render_markdown, tables
 from docket.cli.ir_common import RelLevelOpt, write_json
+from docket.cli.outputs import output_path
 from docket.errors import ConfigError
 from docket.ir.formats import write_atomically
 from docket.ir.label_agreement import LabelsReport, evaluate_labels
@@ -61,11 +62,18 @@ def labels(
     clip: Annotated[
         str | None, typer.Option(help="clip labels into LO:HI (and use it as the scale)")
     ] = None,
-    per_query: Annotated[Path | None, typer.Option(help="per-query kappa: .json, else TSV")] = None,
+    per_query: Annotated[
+        Path | None, typer.Option(help="per-query kappa: .json, else TSV", callback=output_path)
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="table | csv | json | markdown")] = "table",
-    out_path: Annotated[Path | None, typer.Option("--out", help="JSON report")] = None,
+    out_path: Annotated[
+        Path | None, typer.Option("--out", help="JSON report", callback=output_path)
+    ] = None,
     plot: Annotated[
-        Path | None, typer.Option(help="PNG: confusion heatmap per label set (a grid for many)")
+        Path | None,
+        typer.Option(
+            help="PNG: confusion heatmap per label set (a grid for many)", callback=output_path
+        ),
     ] = None,
     db: Annotated[str | None, typer.Option(help="store path or URL for job: sources")] = None,
 ) -> None:

@@ -9,6 +9,7 @@ from rich.table import Table
 
 from docket.cli.common import escape, out, resumable
 from docket.cli.judging_flags import JudgingFlags, judging_command
+from docket.cli.outputs import output_path
 from docket.cli.progress import tagged_meter
 from docket.errors import ConfigError
 from docket.ir.formats import write_atomically
@@ -50,9 +51,12 @@ def methods(
         METHODS
     ),
     report_path: Annotated[
-        Path | None, typer.Option("--out", help="Write the report as JSON here.")
+        Path | None,
+        typer.Option("--out", help="Write the report as JSON here.", callback=output_path),
     ] = None,
-    plot: Annotated[Path | None, typer.Option(help="Draw bAcc vs escalation as PNG here.")] = None,
+    plot: Annotated[
+        Path | None, typer.Option(help="Draw bAcc vs escalation as PNG here.", callback=output_path)
+    ] = None,
     humans: Annotated[
         str,
         typer.Option(
@@ -64,7 +68,8 @@ def methods(
         str | None, typer.Option(help="Prefix of the jobs, one per method (default: eval-<stem>).")
     ] = None,
     pairs_out: Annotated[
-        Path | None, typer.Option(help="Write one JSONL row per method and pair here.")
+        Path | None,
+        typer.Option(help="Write one JSONL row per method and pair here.", callback=output_path),
     ] = None,
     progress_every: Annotated[
         int, typer.Option(min=1, help="Off a terminal: a progress line every N pairs.")
@@ -85,7 +90,6 @@ def methods(
     if report.curves:
         out.print(curves_table(report))
     if report_path is not None:
-        report_path.parent.mkdir(parents=True, exist_ok=True)
         data = {"model": spec.model_name, **report.to_json()}
         report_path.write_text(json.dumps(data, indent=2) + "\n")
         typer.echo(f"report written to {report_path}")

@@ -21,6 +21,7 @@ from docket.cli.ir_common import (
     split_names,
     write_json,
 )
+from docket.cli.outputs import output_path
 from docket.ir.evaluate import (
     DEFAULT_MEASURES,
     SystemsReport,
@@ -50,14 +51,21 @@ def systems(
     condensed: Annotated[
         bool, typer.Option(help="also evaluate condensed (judged-only) lists")
     ] = True,
-    plot: Annotated[Path | None, typer.Option(help="PNG plot of rank shifts")] = None,
-    out_path: Annotated[Path | None, typer.Option("--out", help="JSON report")] = None,
+    plot: Annotated[
+        Path | None, typer.Option(help="PNG plot of rank shifts", callback=output_path)
+    ] = None,
+    out_path: Annotated[
+        Path | None, typer.Option("--out", help="JSON report", callback=output_path)
+    ] = None,
     grades: GradesOpt = None,
     per_query: Annotated[
-        Path | None, typer.Option(help="per-query scores: .json, else TSV")
+        Path | None, typer.Option(help="per-query scores: .json, else TSV", callback=output_path)
     ] = None,
     trec_eval: Annotated[
-        Path | None, typer.Option(help="per-query and overall scores as trec_eval -q text")
+        Path | None,
+        typer.Option(
+            help="per-query and overall scores as trec_eval -q text", callback=output_path
+        ),
     ] = None,
     significance: Annotated[
         bool, typer.Option(help="paired t-test and randomization test between systems")
@@ -212,7 +220,9 @@ def rag(
         float, typer.Option(help="correctness from which an answer is correct")
     ] = 0.5,
     rel_level: RelLevelOpt = 1,
-    out_path: Annotated[Path | None, typer.Option("--out", help="JSON report")] = None,
+    out_path: Annotated[
+        Path | None, typer.Option("--out", help="JSON report", callback=output_path)
+    ] = None,
     grades: GradesOpt = None,
 ) -> None:
     """RAGAlign@k: how well retrieval quality tracks answer correctness, before/after completion."""

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from docket.cli.common import out
+from docket.cli.outputs import output_path
 from docket.config import load_settings
 from docket.errors import ConfigError
 from docket.ir.export import (
@@ -28,7 +29,9 @@ app = typer.Typer()
 @app.command()
 def export(
     job: Annotated[str, typer.Option(help="job name (see the summary of docket judge)")],
-    output: Annotated[Path, typer.Option("--out", "-o", help="file to write")],
+    output: Annotated[
+        Path, typer.Option("--out", "-o", help="file to write", callback=output_path)
+    ],
     fmt: Annotated[str, typer.Option("--format", help="qrels | jsonl")] = "qrels",
     labels: Annotated[
         str, typer.Option(help="judged | reviewed (human decisions win)")
@@ -41,7 +44,10 @@ def export(
     ] = 1,
     undecided: Annotated[
         Path | None,
-        typer.Option(help="also write escalated pairs still without a decision (qid TAB docid)"),
+        typer.Option(
+            help="also write escalated pairs still without a decision (qid TAB docid)",
+            callback=output_path,
+        ),
     ] = None,
     db: Annotated[str | None, typer.Option(help="store path or SQLAlchemy URL")] = None,
 ) -> None:

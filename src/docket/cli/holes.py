@@ -23,6 +23,7 @@ from docket.cli.ir_common import (
     load_runs,
     write_json,
 )
+from docket.cli.outputs import output_path
 from docket.ir.corpus import open_corpus
 from docket.ir.formats import count_judgments, write_qrels
 from docket.ir.holes import HoleReport, find_holes
@@ -41,8 +42,12 @@ def find_command(
     depth: DepthOpt = 10,
     corpus: Annotated[str | None, typer.Option(help="corpus to check the holes against")] = None,
     corpus_index: IndexOpt = None,
-    out_path: Annotated[Path | None, typer.Option("--out", help="write the holes as JSONL")] = None,
-    report: Annotated[Path | None, typer.Option(help="write per-system and per-query JSON")] = None,
+    out_path: Annotated[
+        Path | None, typer.Option("--out", help="write the holes as JSONL", callback=output_path)
+    ] = None,
+    report: Annotated[
+        Path | None, typer.Option(help="write per-system and per-query JSON", callback=output_path)
+    ] = None,
     grades: GradesOpt = None,
 ) -> None:
     """Pool the top-k of every run, list unjudged pairs and report Hole@k."""
@@ -107,7 +112,9 @@ def compose_command(
     provenance: Annotated[
         Path, typer.Option("--provenance", help="provenance JSONL from holes fill")
     ],
-    out_qrels: Annotated[Path, typer.Option("--out-qrels", help="qrels to write")],
+    out_qrels: Annotated[
+        Path, typer.Option("--out-qrels", help="qrels to write", callback=output_path)
+    ],
     level: Annotated[str, typer.Option(help="original | automatic | reviewed")] = "automatic",
     grades: GradesOpt = None,
 ) -> None:

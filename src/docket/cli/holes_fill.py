@@ -26,6 +26,7 @@ from docket.cli.ir_common import (
     run_paths,
 )
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
+from docket.cli.outputs import output_path
 from docket.cli.progress import progress_meter
 from docket.ir.formats import count_judgments, write_qrels
 from docket.ir.provenance import LEVELS, write_provenance
@@ -37,8 +38,12 @@ def fill_command(
     qrels: QrelsOpt,
     corpus: CorpusOpt,
     queries: QueriesOpt,
-    out_qrels: Annotated[Path, typer.Option("--out-qrels", help="completed qrels (TREC)")],
-    provenance: Annotated[Path, typer.Option("--provenance", help="provenance JSONL")],
+    out_qrels: Annotated[
+        Path, typer.Option("--out-qrels", help="completed qrels (TREC)", callback=output_path)
+    ],
+    provenance: Annotated[
+        Path, typer.Option("--provenance", help="provenance JSONL", callback=output_path)
+    ],
     runs: RunsOpt = None,
     more_runs: MoreRuns = None,
     depth: DepthOpt = 10,

@@ -28,6 +28,7 @@ from docket.cli.ir_common import (
     write_json,
 )
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
+from docket.cli.outputs import output_path
 from docket.cli.progress import progress_meter
 from docket.ir.simulate import SimulationReport
 from docket.jobs.holes import simulate_holes
@@ -54,7 +55,9 @@ def simulate_command(
     ] = None,
     rel_level: RelLevelOpt = 1,
     grades: GradesOpt = None,
-    out_path: Annotated[Path | None, typer.Option("--out", help="write the report as JSON")] = None,
+    out_path: Annotated[
+        Path | None, typer.Option("--out", help="write the report as JSON", callback=output_path)
+    ] = None,
     *,
     judging: JudgingFlags,
 ) -> None:

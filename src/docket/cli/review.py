@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from docket.cli import web_flags
+from docket.cli.outputs import output_path
 from docket.config import load_settings
 from docket.store.base import Store, open_store
 
@@ -231,11 +232,12 @@ def _stats_table(data: dict[str, Any]) -> Table:
 
 @app.command("export-labelstudio")
 def export_labelstudio_command(
-    out: Annotated[Path, typer.Argument(help="JSON file to write")],
+    out: Annotated[Path, typer.Argument(help="JSON file to write", callback=output_path)],
     db: DbOption = None,
     job: JobOption = None,
     config: Annotated[
-        Path | None, typer.Option(help="also write the labeling config XML here")
+        Path | None,
+        typer.Option(help="also write the labeling config XML here", callback=output_path),
     ] = None,
     annotators: Annotated[bool, typer.Option(help="name reviewers in completed_by.email")] = True,
 ) -> None:

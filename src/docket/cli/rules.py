@@ -18,6 +18,7 @@ from docket.adherence.authoring.stability import stability
 from docket.adherence.checks import CATALOGUE, param_summary
 from docket.adherence.rules import dump_rules, load_rules, schema_text
 from docket.cli.common import console, escape, model_factory, out
+from docket.cli.outputs import output_path
 from docket.config import load_settings
 from docket.errors import InputError
 
@@ -54,7 +55,10 @@ def _max_bytes(megabytes: float) -> int:
 @app.command()
 def extract(
     sop: SopArg,
-    output: Annotated[Path, typer.Option("--output", "-o", help="rules file to write (YAML)")],
+    output: Annotated[
+        Path,
+        typer.Option("--output", "-o", help="rules file to write (YAML)", callback=output_path),
+    ],
     model: ModelOpt = None,
     cache: CacheOpt = None,
     name: Annotated[str | None, typer.Option(help="rule set name (default: SOP file name)")] = None,
@@ -65,7 +69,8 @@ def extract(
     temperature: Annotated[float, typer.Option(min=0.0, max=2.0)] = 0.0,
     max_sop_mb: SizeOpt = DEFAULT_MAX_BYTES / 1024 / 1024,
     report: Annotated[
-        Path | None, typer.Option(help="also write the extraction report (JSON)")
+        Path | None,
+        typer.Option(help="also write the extraction report (JSON)", callback=output_path),
     ] = None,
     max_tokens: MaxTokensOpt = 512,
     timeout: TimeoutOpt = 180.0,
@@ -148,7 +153,8 @@ def stability_command(
     max_depth: DepthOpt = 2,
     max_sop_mb: SizeOpt = DEFAULT_MAX_BYTES / 1024 / 1024,
     json_out: Annotated[
-        Path | None, typer.Option("--json", help="also write the report (JSON)")
+        Path | None,
+        typer.Option("--json", help="also write the report (JSON)", callback=output_path),
     ] = None,
     max_tokens: MaxTokensOpt = 512,
     timeout: TimeoutOpt = 180.0,
@@ -202,7 +208,8 @@ def validate(
 @app.command()
 def schema(
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="write to a file instead")
+        Path | None,
+        typer.Option("--output", "-o", help="write to a file instead", callback=output_path),
     ] = None,
 ) -> None:
     """Print the JSON schema of rule files (for editors and CI)."""

@@ -20,6 +20,7 @@ from docket.adherence.verify import Submission, Verifier, VerifierConfig
 from docket.adherence.verify.verdict import Verdict
 from docket.cli import web_flags
 from docket.cli.common import console, model_factory, out
+from docket.cli.outputs import output_path
 from docket.cli.verify_report import stats_tables, summary_tables
 from docket.config import load_settings
 from docket.errors import ConfigError, ModelUnavailableError
@@ -140,7 +141,10 @@ def run(
         int, typer.Option("--concurrency", min=1, help="records checked at once")
     ] = 4,
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="write one verdict per line (JSONL)")
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="write one verdict per line (JSONL)", callback=output_path
+        ),
     ] = None,
     db: Annotated[str | None, typer.Option("--db", help="also save runs to this store")] = None,
     cache: CacheOpt = None,
@@ -152,7 +156,6 @@ def run(
     verifier = build_verifier(rules, model, sim_model, sub_model, mode, timeout, overflow, cache)
     verdicts = asyncio.run(_verify_all(verifier, records, concurrency))
     if output is not None:
-        output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text("".join(v.model_dump_json() + "\n" for v in verdicts), encoding="utf-8")
     if db is not None:
         _save(db, verdicts, verifier)
