@@ -19,6 +19,7 @@ from docket.cli.ir_common import (
     load_qrels,
     load_runs,
     split_names,
+    warn_if_partial,
     write_json,
 )
 from docket.cli.outputs import output_path
@@ -77,6 +78,7 @@ def systems(
     """Evaluate every system before/after completion; rank shifts, Kendall's tau and tau_AP."""
     original = load_qrels(qrels, grades)
     completed = load_qrels(completed_qrels, grades) if completed_qrels else None
+    warn_if_partial(original, completed)
     systems_ = load_runs(runs, more_runs)
     if significance:
         require_two_systems(len(systems_))  # before any work
@@ -229,6 +231,7 @@ def rag(
     variants = {"original": load_qrels(qrels, grades)}
     if completed_qrels:
         variants["completed"] = load_qrels(completed_qrels, grades)
+        warn_if_partial(variants["original"], variants["completed"])
     answers = read_generation(generation)
     systems_ = load_runs(runs, more_runs)
     results = [

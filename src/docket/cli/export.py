@@ -19,6 +19,9 @@ from docket.ir.export import (
     undecided_lines,
     write_atomically,
 )
+from docket.ir.formats import count_judgments, read_qrels, write_qrels
+from docket.ir.provenance import LEVELS, write_provenance
+from docket.jobs.holes import complete_qrels
 from docket.store import open_store
 from docket.store.claims import failed_pairs
 from docket.store.tables import Job
@@ -50,8 +53,24 @@ def export(
         ),
     ] = None,
     db: Annotated[str | None, typer.Option(help="store path or SQLAlchemy URL")] = None,
+    completed: Annotated[
+        str | None,
+        typer.Option(
+            help="write these original qrels (file or irds:) completed with the job's labels"
+        ),
+    ] = None,
+    provenance: Annotated[
+        Path | None,
+        typer.Option(help="with --completed: also write provenance JSONL", callback=output_path),
+    ] = None,
+    level: Annotated[
+        str, typer.Option(help="with --completed: original | automatic | reviewed")
+    ] = "reviewed",
 ) -> None:
-    """Export a job's labels as TREC qrels or JSONL with provenance."""
+    """Export a job's labels as TREC qrels or JSONL with provenance, or completed qrels."""
+    if completed is not None:
+        _export_completed(job, output, completed, provenance, level, rel_level, db)
+        return
     if fmt not in ("qrels", "jsonl") or labels not in ("judged", "reviewed"):
         raise ConfigError("--format must be qrels or jsonl and --labels judged or reviewed")
     check_export_options(grades, rel_level)
@@ -80,3 +99,27 @@ def export(
     with store.session() as session:
         if failed := failed_pairs(session, job):
             out.print(f"{len(failed)} failed pairs not exported (rerun judge with --retry-failed)")
+
+
+def _export_completed(
+    job: str, output: Path, qrels: str, provenance: Path | None, level: str, rel_level: int,
+    db: str | None,
+) -> None:  # fmt: skip
+    """The original qrels plus the job's labels, as ``holes fill --out-qrels`` writes them."""
+    if level not in LEVELS:
+        raise ConfigError(f"--level must be one of {', '.join(LEVELS)}, not '{level}'")
+    original = read_qrels(qrels)
+    store = open_store(load_settings(db=db).db)
+    with store.session() as session:
+        if session.get(Job, job) is None:
+            raise ConfigError(f"no job named '{job}' in the store", hint="run docket judge first")
+    result = complete_qrels(store, job, original, level=level, rel_level=rel_level)
+    write_qrels(result.completed, output)
+    if provenance is not None:
+        write_provenance(result.records, provenance)
+    before, after = count_judgments(original), count_judgments(result.completed)
+    out.print(
+        f"wrote {after} qrels lines to {output}: {before} original judgments and "
+        f"{after - before} labels of job {job} at level {level}",
+        markup=False,
+    )

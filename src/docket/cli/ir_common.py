@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from docket.errors import UserError
-from docket.ir.formats import Qrels, Run, read_qrels, read_runs
+from docket.ir.formats import Qrels, Run, count_judgments, read_qrels, read_runs, uncovered
 
 QrelsOpt = Annotated[
     Path, typer.Option("--qrels", help="TREC qrels file (qid 0 docid grade) or irds:<dataset id>")
@@ -65,6 +65,20 @@ def run_paths(runs: Sequence[Path] | None, more: Sequence[Path] | None) -> list[
 def load_runs(runs: Sequence[Path] | None, more: Sequence[Path] | None) -> list[Run]:
     """Read ``--runs`` plus extra positional run files; at least one is required."""
     return read_runs(run_paths(runs, more))
+
+
+def warn_if_partial(original: Qrels, completed: Qrels | None) -> None:
+    """Warn when ``--completed-qrels`` lacks original judgments (new labels only)."""
+    missing = 0 if completed is None else uncovered(original, completed)
+    if missing:
+        from docket.cli.common import console
+
+        console.print(
+            f"[yellow]warning:[/yellow] --completed-qrels lacks {missing} of the "
+            f"{count_judgments(original)} original judgments; completed qrels are the originals "
+            "plus the new labels (docket export --completed QRELS, or holes fill --out-qrels)",
+            soft_wrap=True,
+        )
 
 
 def split_names(values: Sequence[str] | None, default: Sequence[str]) -> list[str]:

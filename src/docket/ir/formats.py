@@ -145,6 +145,17 @@ def count_judgments(qrels: Mapping[str, Mapping[str, int]]) -> int:
     return sum(len(docs) for docs in qrels.values())
 
 
+def uncovered(
+    original: Mapping[str, Mapping[str, int]], completed: Mapping[str, Mapping[str, int]]
+) -> int:
+    """Judged pairs of ``original`` that ``completed`` does not hold.
+
+    Completed qrels hold every original judgment; a file of new labels only (a plain job
+    export) would score every system near 0.
+    """
+    return sum(1 for q, docs in original.items() for d in docs if d not in completed.get(q, {}))
+
+
 def _umask() -> int:
     # os.umask can only be read by setting it; put it straight back.
     mask = os.umask(0o022)

@@ -23,6 +23,8 @@ from docket.jobs.result import JobRun
 from docket.jobs.run import Progress, run_job
 from docket.jobs.spec import JobSpec
 from docket.relevance.types import Judge
+from docket.runner import StoredResults, apply_human_decisions
+from docket.store import Store
 
 QrelsIn = Qrels | str | Path
 RunsIn = Sequence[Run | str | Path]
@@ -156,6 +158,18 @@ def simulate_holes(
         measure=measure, rel_level=rel_level, skipped=skipped,
     )  # fmt: skip
     return HoleSimulation(run, report)
+
+
+def complete_qrels(
+    store: Store, job: str, original: Qrels, *, level: str = "reviewed", rel_level: int = 1
+) -> FillResult:
+    """The original qrels completed with a stored job's labels, with provenance records.
+
+    What ``docket export --completed`` writes: every original judgment (original labels
+    always win) plus the job's labels at ``level``, reviewers' decisions applied.
+    """
+    results = apply_human_decisions(store, job, list(StoredResults(store, job)))
+    return summarize_fill(original, [j for _, j in results], level=level, rel_level=rel_level)
 
 
 def _source(qrels: QrelsIn) -> str:
