@@ -79,7 +79,9 @@ def test_local_dataset_documents_and_queries(fake_irds) -> None:
 
 def test_missing_data_is_an_error_not_a_download(fake_irds) -> None:
     corpus = open_corpus("irds:toy/remote")
-    with pytest.raises(UserError, match="'toy/remote' is not on this machine") as caught:
+    with pytest.raises(
+        UserError, match="docs of ir_datasets 'toy/remote' are not on this"
+    ) as caught:
         corpus.get_many(["a"])
     assert "ir_datasets export toy/remote docs" in caught.value.hint
     assert RequestsDownload.__iter__.__name__ == "__iter__"  # the guard was undone

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import logging
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -28,26 +29,60 @@ def _module() -> Any:
 
 
 @contextlib.contextmanager
-def _no_download(dataset_id: str) -> Iterator[None]:
-    """Turn any attempted download into a UserError naming the dataset."""
+def _no_download(dataset_id: str, part: str = "docs") -> Iterator[None]:
+    """Turn any attempted download of ``part`` (docs, queries, qrels) into one UserError.
+
+    ``ir_datasets`` tries each mirror in turn and reports "All download sources failed"
+    with the blocked attempts inside; both forms end here.
+    """
     _module()
-    download = importlib.import_module("ir_datasets.util.download").RequestsDownload
+    downloads = importlib.import_module("ir_datasets.util.download")
+    download = downloads.RequestsDownload
+    # ir_datasets logs one "Download failed" line per mirror before it gives up; the
+    # UserError below says it once.
+    easy = getattr(downloads, "_logger", None)
+    quiet = easy.logger() if easy is not None else logging.getLogger("ir_datasets")
+    level = quiet.level
 
     def blocked(self: Any, *args: Any, **kwargs: Any) -> Any:
         raise _DownloadBlocked(getattr(self, "url", "?"))
 
     saved = download.__iter__
     download.__iter__ = blocked
+    quiet.setLevel(logging.ERROR)
     try:
         yield
     except _DownloadBlocked as exc:
-        raise UserError(
-            f"the data of ir_datasets '{dataset_id}' is not on this machine (it would download {exc})",
-            hint=f"fetch it once with `ir_datasets export {dataset_id} docs > /dev/null`, "
-            "or pass the corpus as a .jsonl/.tsv file",
-        ) from None
+        raise _not_here(dataset_id, part, str(exc)) from None
+    except RuntimeError as exc:
+        blocked_urls = [str(e) for _, e in _attempts(exc) if isinstance(e, _DownloadBlocked)]
+        if not blocked_urls:
+            raise
+        raise _not_here(dataset_id, part, blocked_urls[0]) from None
     finally:
         download.__iter__ = saved
+        quiet.setLevel(level)
+
+
+def _attempts(exc: RuntimeError) -> list[tuple[Any, BaseException]]:
+    """The ``(source, error)`` pairs of ir_datasets' "All download sources failed"."""
+    if len(exc.args) == 2 and isinstance(exc.args[1], list):
+        return [a for a in exc.args[1] if isinstance(a, tuple) and len(a) == 2]
+    return []
+
+
+def _not_here(dataset_id: str, part: str, url: str) -> UserError:
+    fallback = {
+        "docs": "or pass the corpus as a .jsonl/.tsv file",
+        "queries": "or pass the queries as a .tsv/.jsonl file or TREC topics",
+        "qrels": "or pass the qrels as a TREC qrels file",
+    }[part]
+    return UserError(
+        f"the {part} of ir_datasets '{dataset_id}' are not on this machine (docket does not "
+        f"download; ir_datasets would fetch {url})",
+        hint=f"fetch them once with `ir_datasets export {dataset_id} {part} > /dev/null`, "
+        f"{fallback}",
+    )
 
 
 def load(dataset_id: str) -> Any:
@@ -89,7 +124,7 @@ def read_queries(dataset_id: str) -> dict[str, str]:
     dataset = load(dataset_id)
     if not dataset.has_queries():
         raise UserError(f"ir_datasets '{dataset_id}' has no queries")
-    with _no_download(dataset_id):
+    with _no_download(dataset_id, "queries"):
         return {
             q.query_id: getattr(q, "text", None) or q.default_text() for q in dataset.queries_iter()
         }
@@ -105,7 +140,7 @@ def read_qrels(dataset_id: str) -> dict[str, dict[str, int]]:
     if not dataset.has_qrels():
         raise UserError(f"ir_datasets '{dataset_id}' has no qrels")
     qrels: dict[str, dict[str, int]] = {}
-    with _no_download(dataset_id):
+    with _no_download(dataset_id, "qrels"):
         for qrel in dataset.qrels_iter():
             known = qrels.setdefault(qrel.query_id, {})
             grade = int(qrel.relevance)
