@@ -35,5 +35,5 @@ def test_data_not_downloaded_is_one_line_with_the_right_hint(
         main()
     err = capsys.readouterr().err
     assert caught.value.code == 2 and "Traceback" not in err and "Download failed" not in err
-    assert f"the {part} of ir_datasets" in err and f"export msmarco-passage" in err
+    assert f"the {part} of ir_datasets" in err and "export msmarco-passage" in err
     assert f" {part} > /dev/null" in err
