@@ -53,6 +53,7 @@ def test_summary_agrees_with_itself_after_decisions_and_on_a_rerun(bench, tmp_pa
     first = _fill(bench, tmp_path)
     assert "judged 6 pairs now; 5 labels added" in first
     assert "1 escalated-pending" in first and "1 escalated pairs wait" in first
+    assert f"docket review serve --db {tmp_path / 'd.db'}" in first
     store = open_store(tmp_path / "d.db")
     with store.session() as session:
         add_reviewer(session, "ana")

@@ -31,6 +31,7 @@ from docket.cli.progress import progress_meter
 from docket.ir.formats import count_judgments, write_qrels
 from docket.ir.provenance import LEVELS, write_provenance
 from docket.jobs.holes import HoleFill, fill_holes
+from docket.store.base import display_url
 
 
 @judging_command
@@ -77,7 +78,7 @@ def fill_command(
         console.print(f"[red]stopped early:[/red] {escape(filled.run.error.one_line())}")
     write_qrels(filled.result.completed, out_qrels)
     write_provenance(filled.result.records, provenance)
-    _print_fill(filled, out_qrels)
+    _print_fill(filled, out_qrels, spec.settings.db)
     print_failed(filled.run.failed, filled.run.outcome.busy)
     if audit:
         out.print(
@@ -86,7 +87,7 @@ def fill_command(
         )
 
 
-def _print_fill(filled: HoleFill, path: Path) -> None:
+def _print_fill(filled: HoleFill, path: Path, db: str) -> None:
     """One consistent summary: every count comes from the judgments after review."""
     result, outcome = filled.result, filled.run.outcome
     added = count_judgments(result.completed) - count_judgments(filled.original)
@@ -98,7 +99,12 @@ def _print_fill(filled: HoleFill, path: Path) -> None:
     out.print("decided: " + ", ".join(f"{n} {k}" for k, n in sorted(result.counts.items())))
     waiting = sum(j.label is None for j in result.judgments)
     if waiting:
-        out.print(f"{waiting} escalated pairs wait in the review queue (docket review serve)")
+        where = escape(display_url(db))
+        out.print(
+            f"{waiting} escalated pairs wait in the review queue "
+            f"(docket review serve --db {where})",
+            soft_wrap=True,
+        )
     skipped = len(filled.pairs.missing_queries) + len(filled.pairs.missing_documents)
     if skipped:
         out.print(
