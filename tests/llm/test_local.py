@@ -124,22 +124,39 @@ def test_greedy_output_is_deterministic(local: LocalProvider) -> None:
 
 @pytest.mark.slow
 def test_max_tokens_is_respected_and_greedy_extends_the_same_text(local: LocalProvider) -> None:
-    short = cold(local, chat("Count: one, two, three,", system=False, max_tokens=5))
-    longer = cold(local, chat("Count: one, two, three,", system=False, max_tokens=12))
-    assert (short.completion_tokens, short.finish_reason) == (5, "length")
-    assert longer.completion_tokens == 12
-    assert longer.text.startswith(short.text) and len(longer.text) > len(short.text)
+    # The reply's wording differs between CPUs (llama.cpp picks kernels per CPU), so the
+    # limit is taken from this machine's own free reply: properties, never wording.
+    ask = chat("Count: one, two, three,", system=False, max_tokens=32)
+    free = cold(local, ask)
+    assert 1 <= free.completion_tokens <= 32
+    assert (free.finish_reason == "length") == (free.completion_tokens == 32)
+    if free.completion_tokens < 2:
+        pytest.skip("the model ended its reply after one token; nothing to cut")
+    limit = free.completion_tokens // 2
+    short = cold(local, chat("Count: one, two, three,", system=False, max_tokens=limit))
+    assert (short.completion_tokens, short.finish_reason) == (limit, "length")
+    assert free.text.startswith(short.text) and len(free.text) > len(short.text)
 
 
 @pytest.mark.slow
 def test_stop_string_cuts_the_text(local: LocalProvider) -> None:
     ask = "Name three fruits, one per line, nothing else."
     free = cold(local, chat(ask, system=False, max_tokens=24))
-    assert "\n" in free.text  # the unconstrained reply has a line break to stop at
-    stopped = cold(local, chat(ask, system=False, max_tokens=24, stop=("\n",)))
+    stop = _stop_string_from(free.text)
+    if stop is None:
+        pytest.skip(f"the free reply {free.text!r} has no later word to stop at")
+    stopped = cold(local, chat(ask, system=False, max_tokens=24, stop=(stop,)))
     assert stopped.finish_reason == "stop"
-    assert stopped.text == free.text.split("\n")[0]
+    assert stopped.text == free.text[: free.text.index(stop)]
     assert stopped.completion_tokens < free.completion_tokens
+
+
+def _stop_string_from(text: str) -> str | None:
+    """A word of the reply that first occurs after its start, to stop the same reply at."""
+    for word in text.split()[1:]:
+        if text.index(word) > 0 and len(word) >= 3:
+            return word
+    return None
 
 
 @pytest.mark.slow
