@@ -75,7 +75,9 @@ def _file_values(path: Path) -> dict[str, Any]:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}", hint="fix the TOML syntax") from exc
-    return dict(data.get("docket", {}))
+    values = dict(data.get("docket", {}))
+    values.pop("prices", None)  # [docket.prices] is read by docket.jobs.prices
+    return values
 
 
 def load_settings(config_path: Path | None = None, **overrides: Any) -> Settings:

@@ -9,6 +9,7 @@ import typer
 
 from docket.cli.common import out, print_failed, resumable
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
+from docket.cli.plan import plan_instead
 from docket.cli.progress import progress_meter
 from docket.cli.summary import RunReport, print_summary
 from docket.jobs import job_input, run_job
@@ -31,6 +32,8 @@ def judge(
     """Judge query-chunk pairs (DREAM debate by default); resumable, results in the store."""
     spec = judging.spec(method)
     pairs = job_input(pairs_path)  # checked whole before any call, then streamed
+    if plan_instead(pairs, spec, judging, job):
+        return
     with resumable(spec.settings.db), progress_meter("judging", len(pairs)) as on_progress:
         run = run_job(pairs, spec, job=job, on_progress=on_progress)
     report = RunReport(

@@ -18,6 +18,7 @@ from typing import Annotated, Any
 
 import typer
 
+from docket.jobs.plan_figures import PlanInputs
 from docket.jobs.spec import JobSpec
 
 MethodOpt = Annotated[str, typer.Option(help="dream | single | lara | majority")]
@@ -77,7 +78,28 @@ JOB_FLAGS: tuple[Flag, ...] = (
     Flag("ray_address", _job(str | None, "Ray cluster: auto or HOST:PORT (default: start one)")),
     Flag("ray_workers", _job(int | None, "Ray actors (default 2)")),
 )  # fmt: skip
-FLAGS: tuple[Flag, ...] = MODEL_FLAGS + JUDGE_FLAGS + JOB_FLAGS
+
+
+def _bill(kind: Any, text: str, *decls: str, **extra: Any) -> Any:
+    return Annotated[
+        kind, typer.Option(*decls, help=text, rich_help_panel="Plan and budget options", **extra)
+    ]
+
+
+PLAN_FLAGS: tuple[Flag, ...] = (
+    Flag("plan", _bill(bool, "print what the job would cost (calls, tokens, USD, time, reviews); no LLM call"), False),
+    Flag("price_input", _bill(float | None, "USD per million input tokens of --model")),
+    Flag("price_cached_input", _bill(float | None, "USD per million cached input tokens")),
+    Flag("price_output", _bill(float | None, "USD per million output tokens")),
+    Flag("latency", _bill(float | None, "seconds per LLM call, for the plan's time estimate")),
+    Flag("review_seconds", _bill(float | None, "seconds per review decision (default: the store's median, else 60)")),
+    Flag("max_cost", _bill(float | None, "stop before the job's spend passes USD (exit 5)")),
+    Flag("max_calls", _bill(int | None, "stop before the job's LLM calls pass N (exit 5)")),
+    Flag("max_tokens", _bill(int | None, "stop before the job's tokens pass N (exit 5)")),
+    Flag("max_escalations", _bill(int | None, "stop before the job's escalations pass N (exit 5)")),
+)  # fmt: skip
+PLAN_NAMES = frozenset(f.name for f in PLAN_FLAGS)
+FLAGS: tuple[Flag, ...] = MODEL_FLAGS + JUDGE_FLAGS + JOB_FLAGS + PLAN_FLAGS
 """Every shared flag, in the order ``--help`` lists them."""
 
 
@@ -93,7 +115,7 @@ class JudgingFlags:
         Raises:
             ConfigError: an invalid value or an option that ``method`` does not read.
         """
-        values = dict(self.values)
+        values = {k: v for k, v in self.values.items() if k not in PLAN_NAMES}
         agent_models = values.pop("agent_model", None)
         values["budget"] = values.pop("lara_budget", None)
         reviews, retry_failed = values.pop("reviews", 1), values.pop("retry_failed", False)
@@ -101,6 +123,17 @@ class JudgingFlags:
             method, methods=tuple(methods) if methods else None, reviews=reviews,
             retry_failed=retry_failed, agent_models=agent_models or None, **values,
         )  # fmt: skip
+
+    @property
+    def plan(self) -> bool:
+        """``--plan``: print the job's plan instead of running it."""
+        return bool(self.values.get("plan"))
+
+    def plan_inputs(self) -> PlanInputs:
+        """Prices, latency and review seconds for :func:`docket.jobs.plan.plan_job`."""
+        v = self.values
+        prices = {k: v.get(f"price_{k}") for k in ("input", "cached_input", "output")}
+        return PlanInputs(prices, v.get("latency"), v.get("review_seconds"))
 
     @property
     def db(self) -> str | None:

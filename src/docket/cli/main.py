@@ -41,6 +41,7 @@ def _root(
 # (module, attribute, name or None to merge its commands at top level)
 SUBCOMMANDS: list[tuple[str, str, str | None]] = [
     ("docket.cli.judge", "app", None),
+    ("docket.cli.plan", "app", None),
     ("docket.cli.export", "app", None),
     ("docket.cli.show", "app", None),
     ("docket.cli.eval", "app", "eval"),

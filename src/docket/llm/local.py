@@ -88,6 +88,12 @@ class LocalProvider:
         """The shared loaded model (loads it on first use)."""
         return get_engine(self.model_path, self.n_ctx, self.n_threads)
 
+    def count_prompt_tokens(self, messages: Sequence[Message]) -> int:
+        """Tokens of ``messages`` as :meth:`generate_blocking` sends them (no generation)."""
+        engine = self.engine()
+        with engine.lock:
+            return len(engine.tokenize(render_prompt(engine, messages)))
+
     async def generate(self, request: Request) -> Completion:
         """Answer ``request`` in a worker thread."""
         return await asyncio.to_thread(self.generate_blocking, request)

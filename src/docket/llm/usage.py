@@ -6,12 +6,31 @@ from dataclasses import dataclass
 
 from docket.llm.types import Completion
 
-# USD per million tokens (prompt, completion) for names we know; unknown models cost 0.
-PRICES_PER_MTOK: dict[str, tuple[float, float]] = {
-    "openai:gpt-4o-mini": (0.15, 0.60),
-    "openai:gpt-4o": (2.50, 10.00),
-    "openai:gpt-4.1-mini": (0.40, 1.60),
+
+@dataclass(frozen=True)
+class Price:
+    """USD per million tokens: fresh input, cached (prefix) input, output."""
+
+    input: float
+    cached_input: float
+    output: float
+
+    def cost(self, prompt: float, cached: float, completion: float) -> float:
+        """Dollars for ``prompt`` input tokens (of which ``cached`` hit a prefix cache)."""
+        fresh = max(0.0, prompt - cached)
+        return (fresh * self.input + cached * self.cached_input + completion * self.output) / 1e6
+
+
+PRICES_DATE = "2025-06-01"
+"""When :data:`DEFAULT_PRICES` were copied from the providers' price pages."""
+DEFAULT_PRICES: dict[str, Price] = {
+    "openai:gpt-4o-mini": Price(0.15, 0.075, 0.60),
+    "openai:gpt-4o": Price(2.50, 1.25, 10.00),
+    "openai:gpt-4.1-mini": Price(0.40, 0.10, 1.60),
+    "openai:gpt-4.1": Price(2.00, 0.50, 8.00),
 }
+"""A small dated table of well-known API models; ``[docket.prices]`` or flags override it.
+``local`` and unknown served models cost 0."""
 
 
 @dataclass
@@ -57,9 +76,11 @@ class Usage:
         return dict(vars(self))  # asdict's deep copy costs more than the rest of a call
 
 
-def cost_of(model_name: str, completion: Completion) -> float:
-    """Dollar cost of one completion, 0 for local or unknown models."""
-    prompt_price, completion_price = PRICES_PER_MTOK.get(model_name, (0.0, 0.0))
-    return (
-        completion.prompt_tokens * prompt_price + completion.completion_tokens * completion_price
-    ) / 1e6
+def cost_of(model_name: str, completion: Completion, price: Price | None = None) -> float:
+    """Dollar cost of one completion at ``price`` (default: the dated table; 0 if unknown)."""
+    price = price or DEFAULT_PRICES.get(model_name)
+    if price is None:
+        return 0.0
+    return price.cost(
+        completion.prompt_tokens, completion.cached_prompt_tokens, completion.completion_tokens
+    )

@@ -1,0 +1,149 @@
+"""plan_job and ``docket plan`` / ``--plan``: figures from the real prompts, no LLM call."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from docket.cli.main import app
+from docket.errors import ConfigError
+from docket.jobs import run_job
+from docket.jobs.plan import PlanInputs, plan_job
+from docket.llm.fake import register_fake
+from docket.llm.types import Request
+from tests.scripted_server import Reply, serve
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "cli" / "pairs12.jsonl"
+runner = CliRunner()
+
+
+class Counting:
+    """A fake model that agrees with everyone, and counts the calls it gets."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, request: Request) -> str:
+        self.calls += 1
+        return json.dumps({"label": "relevant", "evidence": ["S1"], "reasoning": "on topic"})
+
+
+@pytest.fixture
+def counting() -> tuple[str, Counting]:
+    script = Counting()
+    return register_fake("plan-counting", script), script
+
+
+@pytest.mark.parametrize(
+    ("method", "options", "low", "high"),
+    [
+        ("single", {}, 1, 1),
+        ("majority", {"samples": 3}, 3, 3),
+        ("dream", {"rounds": 2}, 2, 4),
+        ("dream", {"rounds": 3, "agents": 3}, 3, 9),
+        ("lara", {}, 1, 1),
+    ],
+)
+def test_plan_gives_the_calls_range_of_each_method_without_a_call(
+    tmp_path: Path, counting: tuple[str, Counting], method: str, options: dict, low: int, high: int
+) -> None:
+    model, script = counting
+    plan = plan_job(
+        EXAMPLES, method=method, model=model, db=str(tmp_path / "d.db"), cache="off", **options
+    )
+    assert script.calls == 0
+    assert plan.todo == plan.pairs == 12
+    assert (plan.calls.low, plan.calls.high) == (12 * low, 12 * high)
+    assert plan.calls.low <= plan.calls.expected <= plan.calls.high
+    assert plan.prompt_tokens.low > 0 and plan.prompt_tokens.high >= plan.prompt_tokens.low
+    assert "estimate" in plan.token_source  # a fake model has no tokenizer: said so
+    assert plan.cost.expected == 0 and any("no cost" in n for n in plan.notes)
+
+
+def test_plan_leaves_out_what_the_store_holds(tmp_path: Path, counting) -> None:
+    model, script = counting
+    db = str(tmp_path / "d.db")
+    lines = EXAMPLES.read_text().splitlines()
+    part = tmp_path / "pairs.jsonl"
+    part.write_text("\n".join(lines[:5]) + "\n")
+    run_job(part, method="single", model=model, db=db, cache="off", job="j")
+    assert script.calls == 5
+    plan = plan_job(EXAMPLES, method="single", model=model, db=db, cache="off", job="j")
+    assert script.calls == 5
+    assert (plan.pairs, plan.done, plan.todo) == (12, 5, 7)
+    assert plan.calls.expected == 7
+
+
+def test_prices_latency_and_review_seconds_make_cost_time_and_hours(tmp_path, counting) -> None:
+    model, _ = counting
+    inputs = PlanInputs(
+        prices={"input": 1.0, "output": 2.0, "cached_input": 0.5}, latency_s=2.0,
+        review_seconds=90.0,
+    )  # fmt: skip
+    plan = plan_job(
+        EXAMPLES, method="dream", model=model, db=str(tmp_path / "d.db"), cache="off",
+        inputs=inputs, max_in_flight=4, concurrency=2,
+    )  # fmt: skip
+    fresh = plan.prompt_tokens.high - plan.cached_tokens.high
+    want = (fresh * 1.0 + plan.cached_tokens.high * 0.5 + plan.completion_tokens.high * 2.0) / 1e6
+    assert plan.cost.high == pytest.approx(want)
+    assert plan.parallel_calls == 4  # 2 pairs at once x 2 agents, within 4 calls in flight
+    assert plan.wall_s is not None and plan.wall_s.high == pytest.approx(plan.calls.high * 2 / 4)
+    assert plan.escalations.high == 12
+    assert plan.review_hours.high == pytest.approx(12 * 90 / 3600)
+
+
+def test_a_served_models_tokenize_endpoint_counts_the_tokens(tmp_path: Path) -> None:
+    def script(body: dict) -> Reply | str:
+        if "content" in body:  # POST /tokenize: one token per character, to tell it apart
+            return Reply(body={"tokens": list(range(len(body["content"])))})
+        return "never called"
+
+    with serve(script) as server:
+        plan = plan_job(
+            EXAMPLES, method="single", model=server.model(), db=str(tmp_path / "d.db"),
+            cache="off",
+        )  # fmt: skip
+        assert all("messages" not in body for body in server.requests)  # no chat call
+    assert "/tokenize" in plan.token_source
+    assert plan.prompt_tokens.expected > 12 * 500  # characters, not words
+
+
+def test_plan_refuses_a_price_table_naming_an_unknown_model(tmp_path: Path, counting) -> None:
+    model, _ = counting
+    toml = tmp_path / "docket.toml"
+    toml.write_text('[docket.prices."gpt-4o"]\ninput = 1\noutput = 2\n')
+    with pytest.raises(ConfigError, match=r"docket.prices.gpt-4o: unknown model"):
+        plan_job(EXAMPLES, method="single", model=model, db=str(tmp_path / "d.db"),
+                 inputs=PlanInputs(config_path=toml))  # fmt: skip
+    toml.write_text('[docket.prices."openai:x"]\ninput = "cheap"\noutput = 2\n')
+    with pytest.raises(ConfigError, match=r"docket.prices.openai:x.input: 'cheap' is not a number"):
+        plan_job(EXAMPLES, method="single", model=model, db=str(tmp_path / "d.db"),
+                 inputs=PlanInputs(config_path=toml))  # fmt: skip
+
+
+def test_docket_plan_and_judge_plan_print_without_a_call(tmp_path: Path, counting) -> None:
+    model, script = counting
+    db = str(tmp_path / "d.db")
+    args = [str(EXAMPLES), "--model", model, "--db", db, "--cache", "off"]
+    table = runner.invoke(app, ["judge", *args, "--plan", "--price-input", "1",
+                                "--price-output", "2"], env={"COLUMNS": "200"})  # fmt: skip
+    assert table.exit_code == 0, table.output
+    assert "LLM calls" in table.output and "12 pairs to judge" in table.output
+    as_json = runner.invoke(app, ["plan", *args, "--method", "single", "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    data = json.loads(as_json.output)
+    assert data["calls"] == {"low": 12, "expected": 12, "high": 12}
+    assert script.calls == 0
+
+
+def test_a_bad_price_flag_is_one_line_and_exit_2(tmp_path: Path, counting) -> None:
+    model, _ = counting
+    args = [str(EXAMPLES), "--model", model, "--db", str(tmp_path / "d.db")]
+    result = runner.invoke(app, ["plan", *args, "--price-input", "-1", "--price-output", "1"])
+    assert result.exit_code != 0
+    assert isinstance(result.exception, ConfigError)
+    assert "--price-input" in result.exception.message
