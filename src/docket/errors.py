@@ -25,6 +25,8 @@ Every error docket raises on purpose derives from :class:`DocketError`::
     │   ├── RequestRefusedError   the server refused this one request (HTTP 400, 413, 422):
     │   │                         the pair fails, the job goes on
     │   └── ModelUnavailableError (see above: a model error the user must fix, so a UserError)
+    ├── BudgetReachedError        a call would pass a budget cap (--max-cost ...): the run
+    │                             stops cleanly, finished pairs saved, exit 5
     └── ParseError                a model reply could not be parsed (never becomes a label)
 
 Every class is listed under each of its docket bases (``also a ...`` names the other one);
@@ -122,6 +124,10 @@ class UnreadableReplyError(ModelUnavailableError):
     :meth:`docket.llm.Model.generate_parsed` turns it into an unparsed reply, so the item is
     escalated rather than labelled, and a job goes on.
     """
+
+
+class BudgetReachedError(DocketError):
+    """A call or pair would pass one of the job's budget caps; nothing more is started."""
 
 
 class ParseError(DocketError):

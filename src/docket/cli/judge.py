@@ -9,7 +9,7 @@ import typer
 
 from docket.cli.common import out, print_failed, resumable
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
-from docket.cli.plan import plan_instead
+from docket.cli.plan import plan_instead, stop_if_capped
 from docket.cli.progress import progress_meter
 from docket.cli.summary import RunReport, print_summary
 from docket.jobs import job_input, run_job
@@ -31,11 +31,12 @@ def judge(
 ) -> None:
     """Judge query-chunk pairs (DREAM debate by default); resumable, results in the store."""
     spec = judging.spec(method)
+    caps, price = judging.caps(), judging.price(spec)  # bad caps or prices: before any call
     pairs = job_input(pairs_path)  # checked whole before any call, then streamed
     if plan_instead(pairs, spec, judging, job):
         return
     with resumable(spec.settings.db), progress_meter("judging", len(pairs)) as on_progress:
-        run = run_job(pairs, spec, job=job, on_progress=on_progress)
+        run = run_job(pairs, spec, job=job, on_progress=on_progress, caps=caps, price=price)
     report = RunReport(
         judged=run.outcome.judged, skipped=run.outcome.skipped, usage=run.usage, queued=run.queued
     )
@@ -44,3 +45,4 @@ def judge(
         out.print(f"{report.usage.retries} LLM calls were retried after transient failures")
     print_failed(run.failed, run.outcome.busy)
     run.raise_for_error()
+    stop_if_capped(run)

@@ -18,8 +18,11 @@ from typing import Annotated, Any
 
 import typer
 
+from docket.jobs.caps import Caps
 from docket.jobs.plan_figures import PlanInputs
+from docket.jobs.prices import load_price_table, quote
 from docket.jobs.spec import JobSpec
+from docket.llm.usage import Price
 
 MethodOpt = Annotated[str, typer.Option(help="dream | single | lara | majority")]
 """``--method`` of the commands that run one method."""
@@ -134,6 +137,16 @@ class JudgingFlags:
         v = self.values
         prices = {k: v.get(f"price_{k}") for k in ("input", "cached_input", "output")}
         return PlanInputs(prices, v.get("latency"), v.get("review_seconds"))
+
+    def caps(self) -> Caps:
+        """``--max-cost``, ``--max-calls``, ``--max-tokens``, ``--max-escalations`` (checked)."""
+        v = self.values
+        return Caps(v.get("max_cost"), v.get("max_calls"), v.get("max_tokens"),
+                    v.get("max_escalations"))  # fmt: skip
+
+    def price(self, spec: JobSpec) -> Price:
+        """The main model's price: the price flags, docket.toml, the dated table, or 0."""
+        return quote(spec.model_name, load_price_table(), self.plan_inputs().prices).price
 
     @property
     def db(self) -> str | None:

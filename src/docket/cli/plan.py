@@ -12,6 +12,7 @@ from rich.table import Table
 from docket.cli.common import escape, out
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, PathArg, judging_command
 from docket.jobs.plan import JobPlan, Range, plan_job
+from docket.jobs.result import JobRun
 from docket.jobs.spec import JobSpec
 
 app = typer.Typer()
@@ -84,6 +85,19 @@ def _fmt(value: float, fmt: str) -> str:
     if value < 7200:
         return f"{value / 60:.0f} min"
     return f"{value / 3600:.1f} h"
+
+
+def stop_if_capped(run: JobRun) -> None:
+    """After a run a budget cap stopped: name the cap and what is left, exit 5."""
+    if not run.stopped_by:
+        return
+    left = run.total - len(run.results) - len(run.failed)
+    out.print(
+        f"[yellow]stopped by {escape(run.stopped_by)}[/yellow]; {left} of {run.total} pairs "
+        "not judged yet; every finished pair is saved: rerun with a higher cap to resume",
+        soft_wrap=True,
+    )
+    raise typer.Exit(5)
 
 
 def plan_instead(

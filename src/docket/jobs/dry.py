@@ -93,18 +93,26 @@ class DryPair:
     most: list[tuple[str, Request]]
 
 
+class DryRunner:
+    """Dry-runs pairs with one pair of stand-in judges (reused: building judges costs)."""
+
+    def __init__(self, options: JudgeOptions, model: str) -> None:
+        self.pools = {s: DryPool(model, s) for s in ("agree", "disagree")}
+        self.judges: dict[str, Judge] = {s: build_judge(options, p) for s, p in self.pools.items()}
+
+    async def run(self, pair: Pair) -> DryPair:
+        """The pair's requests when all agree and when none agree."""
+        await self.judges["agree"].judge(pair)
+        fewest = self.pools["agree"].take()
+        await self.judges["disagree"].judge(pair)
+        return DryPair(fewest, self.pools["disagree"].take())
+
+
 def dry_run(options: JudgeOptions, model: str, pairs: Iterable[Pair]) -> list[DryPair]:
     """Each pair's requests when all agree and when none agree, with no LLM call."""
-    pools = {s: DryPool(model, s) for s in ("agree", "disagree")}
-    judges: dict[str, Judge] = {s: build_judge(options, pools[s]) for s in pools}
+    runner = DryRunner(options, model)
 
-    async def both(pair: Pair) -> DryPair:
-        await judges["agree"].judge(pair)
-        fewest = pools["agree"].take()
-        await judges["disagree"].judge(pair)
-        return DryPair(fewest, pools["disagree"].take())
+    async def every() -> list[DryPair]:
+        return [await runner.run(pair) for pair in pairs]
 
-    async def every(pairs: Iterable[Pair]) -> list[DryPair]:
-        return [await both(pair) for pair in pairs]
-
-    return asyncio.run(every(pairs))
+    return asyncio.run(every())

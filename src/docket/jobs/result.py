@@ -35,6 +35,9 @@ class JobRun:
         failed: ``(qid, docid, reason)`` of the input's pairs a server refused.
         usage: the LLM calls of this run (a rerun of a finished job: 0 calls).
         total: distinct pairs in the input.
+        stopped_by: the budget cap that stopped the run and what is left ("" if none).
+        spend: the job's spend in the store after the run (all runs and processes), when
+            caps were given.
     """
 
     job: str
@@ -45,6 +48,8 @@ class JobRun:
     failed: list[tuple[str, str, str]]
     usage: Usage
     total: int
+    stopped_by: str = ""
+    spend: dict[str, float] | None = None
 
     @property
     def error(self) -> ModelUnavailableError | None:

@@ -12,11 +12,14 @@ from collections.abc import Callable
 from typing import Any
 
 from docket.errors import ConfigError
+from docket.jobs.caps import Budget, CappedJudge, Caps, until_stopped
 from docket.jobs.compose import job_executor, open_job, run_usage
 from docket.jobs.inputs import job_input
+from docket.jobs.prices import load_price_table, quote
 from docket.jobs.result import JobRun
 from docket.jobs.spec import JobSpec
 from docket.llm.pool import ModelPool
+from docket.llm.usage import Price
 from docket.relevance import Judge, build_judge
 from docket.runner import judge_job
 from docket.store import Store, open_store
@@ -36,6 +39,8 @@ def run_job(
     on_progress: Progress | None = None,
     source: str | None = None,
     judge: Judge | None = None,
+    caps: Caps | None = None,
+    price: Price | None = None,
     **values: Any,
 ) -> JobRun:
     """Judge ``pairs`` in a resumable job of the store, and queue its escalations for review.
@@ -52,6 +57,10 @@ def run_job(
         source: what the job records as its input (default: the file path).
         judge: a judge of your own (any :class:`~docket.relevance.Judge`) instead of the one
             the spec's method builds; the job records its ``method``. Local executor only.
+        caps: budget caps counted in the store (:class:`~docket.jobs.caps.Caps`); a run
+            they stop has ``stopped_by`` set, and a rerun with higher caps resumes.
+        price: the main model's price for ``caps.cost`` (default: docket.toml, then the
+            dated table; see :mod:`docket.jobs.prices`).
 
     Returns:
         The run; ``run.error`` holds the model failure that stopped it early, if any
@@ -79,16 +88,39 @@ def run_job(
         )
     opened = store if isinstance(store, Store) else open_store(store or spec.settings.db)
     open_job(opened, name, spec, source or loaded.source, method=judge.method)
+    budget = _budget(caps, price, opened, name, spec, models)
+    feed = loaded if budget is None else until_stopped(loaded, budget)
+    judge = judge if budget is None else CappedJudge(judge, budget)
     with job_executor(spec.options, spec.settings) as executor:
         run = judge_job(
-            opened, name, loaded, judge,
+            opened, name, feed, judge,
             concurrency=models.pairs_at_once(), on_progress=_reporter(on_progress, len(loaded)),
             required_reviews=spec.reviews, retry_failed=spec.retry_failed, executor=executor,
         )  # fmt: skip
         usage = run_usage(models, executor)
     return JobRun(
-        name, opened, run.results, run.outcome, run.queued, run.failed, usage, len(loaded)
-    )
+        name, opened, run.results, run.outcome, run.queued, run.failed, usage, len(loaded),
+        budget.stopped if budget else "", budget.spent() if budget else None,
+    )  # fmt: skip
+
+
+def _budget(
+    caps: Caps | None, price: Price | None, store: Store, job: str, spec: JobSpec,
+    models: ModelPool,
+) -> Budget | None:  # fmt: skip
+    """The job's budget, made the gate of every model of the run (None: no caps)."""
+    if caps is None or not caps.any:
+        return None
+    if spec.settings.executor != "local":
+        raise ConfigError(
+            "budget caps run with the local executor only", hint="drop --executor ray"
+        )
+    price = price or quote(spec.model_name, load_price_table()).price
+    budget = Budget(store, job, caps, price, spec.options, spec.settings.model)
+    models.gate = budget
+    for model in models.models.values():
+        model.gate = budget
+    return budget
 
 
 def _reporter(on_progress: Progress | None, total: int) -> Callable[[int], None] | None:

@@ -11,7 +11,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Generic, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from docket.errors import (
     MalformedReplyError,
@@ -66,6 +66,20 @@ class RetryPolicy:
         return min(self.max_delay_s, self.base_delay_s * 2**attempt) * (0.5 + random.random())
 
 
+class CallGate(Protocol):
+    """Sees every provider call (each retry too): may refuse it, and learns what it cost.
+
+    ``before`` raises to refuse the call (a budget cap); ``after`` gets the completion, or
+    None when the attempt failed (a provider bills failed attempts too).
+    """
+
+    def before(self, request: Request) -> Any:
+        """Admit one call of ``request``; returns a ticket for :meth:`after`."""
+
+    def after(self, ticket: Any, completion: Completion | None) -> None:
+        """Account for the admitted call."""
+
+
 class Model:
     """A named model with retries, a response cache, a concurrency limit and usage counters.
 
@@ -78,6 +92,7 @@ class Model:
             None keeps the provider's default (64 for served models, 1 for ``local``).
         request_timeout_s: seconds one HTTP request may take before it counts as a
             transient failure (providers with a client timeout only).
+        gate: sees each provider call, retries included (budget caps); None: no gate.
     """
 
     def __init__(
@@ -88,6 +103,7 @@ class Model:
         retry: RetryPolicy | None = None,
         max_concurrency: int | None = None,
         request_timeout_s: float | None = None,
+        gate: CallGate | None = None,
     ) -> None:
         if isinstance(provider, str):
             spec = parse_model_name(provider)
@@ -101,6 +117,7 @@ class Model:
         self.retry = retry or RetryPolicy()
         self.max_concurrency = max_concurrency or self.provider.max_concurrency
         self.usage = Usage()
+        self.gate = gate
         self._semaphores: dict[int, asyncio.Semaphore] = {}
 
     @property
@@ -141,7 +158,7 @@ class Model:
         for attempt in range(self.retry.max_retries + 1):
             started = time.perf_counter()
             try:
-                completion = await self._call_once(request, timeout_s)
+                completion = await self._gated_call(request, timeout_s)
             except TransientModelError as exc:
                 if attempt == self.retry.max_retries:
                     self.usage.failures += 1
@@ -163,6 +180,17 @@ class Model:
                 completion = replace(completion, latency_s=time.perf_counter() - started)
             return replace(completion, retries=attempt) if attempt else completion
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _gated_call(self, request: Request, timeout_s: float | None) -> Completion:
+        if self.gate is None:
+            return await self._call_once(request, timeout_s)
+        ticket = self.gate.before(request)
+        completion = None
+        try:
+            completion = await self._call_once(request, timeout_s)
+        finally:
+            self.gate.after(ticket, completion)
+        return completion
 
     async def _call_once(self, request: Request, timeout_s: float | None) -> Completion:
         if timeout_s is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from docket.config import Settings
 from docket.llm.cache import ResponseCache
-from docket.llm.model import Model, RetryPolicy
+from docket.llm.model import CallGate, Model, RetryPolicy
 from docket.llm.usage import Usage
 
 
@@ -18,8 +18,9 @@ class ModelPool:
     provider's default) and gives each HTTP request ``settings.timeout`` seconds.
     """
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, gate: CallGate | None = None) -> None:
         self.settings = settings
+        self.gate = gate
         self.cache = None if settings.cache == "off" else ResponseCache(settings.cache)
         self.retry = RetryPolicy(max_retries=settings.max_retries)
         self.models: dict[str, Model] = {}
@@ -33,6 +34,7 @@ class ModelPool:
                 retry=self.retry,
                 max_concurrency=self.settings.max_in_flight,
                 request_timeout_s=self.settings.timeout,
+                gate=self.gate,
             )
         return self.models[key]
 

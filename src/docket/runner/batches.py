@@ -45,6 +45,7 @@ class Tally:
     failed: int = 0
     failed_before: int = 0
     busy: int = 0
+    capped: int = 0
     seen: set[Key] = field(default_factory=set)
 
 

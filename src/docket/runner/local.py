@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from docket.errors import ModelUnavailableError, RequestRefusedError
+from docket.errors import BudgetReachedError, ModelUnavailableError, RequestRefusedError
 from docket.fanout import bounded_each
 from docket.relevance.types import Judge, Judgment, Pair
 from docket.runner.batches import Claimer, Key, Tally, Writer, new_owner
@@ -49,6 +49,7 @@ class JobOutcome:
         failed_before: pairs that had failed earlier and were not retried.
         busy: pairs another live worker held, left to it.
         error: the model failure that stopped the run, if any.
+        capped: pairs left unjudged because a budget cap stopped the run (not saved).
     """
 
     judged: int = 0
@@ -57,6 +58,7 @@ class JobOutcome:
     failed_before: int = 0
     busy: int = 0
     error: ModelUnavailableError | None = None
+    capped: int = 0
 
 
 async def run_judge_job(
@@ -115,8 +117,9 @@ async def run_judge_job(
 
 def _outcome(tally: Tally, error: ModelUnavailableError | None) -> JobOutcome:
     return JobOutcome(
-        tally.judged, tally.skipped, tally.failed, tally.failed_before, tally.busy, error
-    )
+        tally.judged, tally.skipped, tally.failed, tally.failed_before, tally.busy, error,
+        tally.capped,
+    )  # fmt: skip
 
 
 def _claimer(
@@ -140,6 +143,8 @@ def _claimer(
 
 Outcome = tuple[Pair, Judgment | None, str]
 """A judged pair: its judgment, or None and the reason the server refused it."""
+CAPPED = "\0budget cap"
+"""The reason of a pair a budget cap stopped: neither saved nor marked failed."""
 
 
 async def judge_one(judge: Judge, pair: Pair) -> Outcome:
@@ -149,6 +154,8 @@ async def judge_one(judge: Judge, pair: Pair) -> Outcome:
     except RequestRefusedError as exc:
         log.warning("pair (%s, %s) failed: %s", pair.qid, pair.docid, exc.message)
         return pair, None, exc.message
+    except BudgetReachedError:
+        return pair, None, CAPPED
 
 
 class Executor(Protocol):
@@ -183,6 +190,9 @@ async def _judge_claimed(
 ) -> ModelUnavailableError | None:
     try:
         async for pair, judgment, reason in executor.outcomes(pairs, concurrency):
+            if reason == CAPPED:  # released with the other claims when the run ends
+                tally.capped += 1
+                continue
             writer.add(pair, judgment, reason)
             if judgment is None:
                 tally.failed += 1

@@ -137,6 +137,8 @@ LEDGER: tuple[Migration, ...] = (
     # claims, one from docket's first commits even the review tables). This entry makes
     # every table of that time that is missing; the ones present are left as they are.
     Migration(4, "tables create_all made before the ledger", (CreateTables(_PRE_LEDGER),)),
+    # Issue 17: budget caps count a job's spend in the store; plans and pilots kept with it.
+    Migration(5, "job spend and notes", (CreateTables(("job_spend", "job_notes")),)),
 )
 
 

@@ -80,3 +80,31 @@ class PairClaim(Base):
     expires_at: Mapped[float | None] = mapped_column(Float, nullable=True)
     failed: Mapped[str | None] = mapped_column(Text, nullable=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class JobSpend(Base):
+    """What a job has spent (and holds for pairs in flight), shared by every process on it.
+
+    Budget caps (``--max-calls`` ...) take from this row with one conditional UPDATE, so
+    processes and workers sharing a job can never pass a cap together.
+    """
+
+    __tablename__ = "job_spend"
+
+    job: Mapped[str] = mapped_column(ForeignKey("jobs.name"), primary_key=True)
+    calls: Mapped[int] = mapped_column(Integer, default=0)
+    tokens: Mapped[int] = mapped_column(Integer, default=0)
+    cost: Mapped[float] = mapped_column(Float, default=0.0)
+    escalations: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class JobNote(Base):
+    """A plan or a pilot kept with its job (``docket show --job`` reports them)."""
+
+    __tablename__ = "job_notes"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    job: Mapped[str] = mapped_column(ForeignKey("jobs.name"), index=True)
+    kind: Mapped[str] = mapped_column(String(40))
+    data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
