@@ -147,3 +147,23 @@ def test_a_bad_price_flag_is_one_line_and_exit_2(tmp_path: Path, counting) -> No
     assert result.exit_code != 0
     assert isinstance(result.exception, ConfigError)
     assert "--price-input" in result.exception.message
+
+
+def test_holes_fill_plan_and_cap_go_through_the_job_api(tmp_path: Path) -> None:
+    from tests.ir.conftest import make_bench
+
+    bench = make_bench(tmp_path)
+    answer = json.dumps({"label": "relevant", "evidence": ["S1"], "reasoning": "scripted"})
+    with serve(lambda body: answer) as server:
+        args = ["holes", "fill", "--qrels", bench.qrels, "--runs", *bench.runs, "--depth", 3,
+                "--corpus", bench.corpus, "--corpus-index", bench.index,
+                "--queries", bench.queries, "--model", server.model(), "--method", "single",
+                "--cache", "off", "--db", tmp_path / "d.db", "--job", "h",
+                "--out-qrels", tmp_path / "c.qrels", "--provenance", tmp_path / "p.jsonl"]  # fmt: skip
+        planned = runner.invoke(app, [str(a) for a in [*args, "--plan"]], env={"COLUMNS": "200"})
+        assert planned.exit_code == 0, planned.output
+        assert "LLM calls" in planned.output
+        assert not any("messages" in body for body in server.requests)  # planned, not judged
+        capped = runner.invoke(app, [str(a) for a in [*args, "--max-calls", "2"]])
+        assert capped.exit_code == 5, capped.output
+        assert sum("messages" in body for body in server.requests) <= 2

@@ -63,7 +63,7 @@ def fill_command(
     grades: GradesOpt = None,
     *,
     judging: JudgingFlags,
-) -> None:
+) -> object:
     """Judge the unjudged pooled pairs; write completed qrels and provenance."""
     if level not in LEVELS:
         raise typer.BadParameter(f"use one of {', '.join(LEVELS)}", param_hint="--level")
@@ -85,6 +85,7 @@ def fill_command(
             f"audit: {len(filled.result.disagreements)} disagreements with original labels "
             f"(source 'audit' records in {escape(provenance)})"
         )
+    return filled  # a budget cap that stopped it: exit 5 (judging_command)
 
 
 def _print_fill(filled: HoleFill, path: Path, db: str) -> None:

@@ -60,7 +60,7 @@ def simulate_command(
     ] = None,
     *,
     judging: JudgingFlags,
-) -> None:
+) -> object:
     """Drop judged pairs, refill them with a method, report agreement and ranking stability."""
     spec = judging.spec(method)
     with resumable(spec.settings.db), progress_meter("judging") as on_progress:
@@ -77,6 +77,7 @@ def simulate_command(
         write_json(simulation.report.model_dump(mode="json"), out_path)
     _print_simulation(simulation.report, run.job)
     print_failed(run.failed, run.outcome.busy)
+    return simulation  # a budget cap that stopped it: exit 5 (judging_command)
 
 
 def _print_simulation(report: SimulationReport, job: str) -> None:

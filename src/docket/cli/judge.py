@@ -9,10 +9,9 @@ import typer
 
 from docket.cli.common import out, print_failed, resumable
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
-from docket.cli.plan import plan_instead, stop_if_capped
 from docket.cli.progress import progress_meter
 from docket.cli.summary import RunReport, print_summary
-from docket.jobs import job_input, run_job
+from docket.jobs import JobRun, job_input, run_job
 from docket.store.base import display_url
 
 app = typer.Typer()
@@ -28,15 +27,12 @@ def judge(
     job: Annotated[str | None, typer.Option(help="job name (default: file stem + method)")] = None,
     *,
     judging: JudgingFlags,
-) -> None:
+) -> JobRun:
     """Judge query-chunk pairs (DREAM debate by default); resumable, results in the store."""
     spec = judging.spec(method)
-    caps, price = judging.caps(), judging.price(spec)  # bad caps or prices: before any call
     pairs = job_input(pairs_path)  # checked whole before any call, then streamed
-    if plan_instead(pairs, spec, judging, job):
-        return
     with resumable(spec.settings.db), progress_meter("judging", len(pairs)) as on_progress:
-        run = run_job(pairs, spec, job=job, on_progress=on_progress, caps=caps, price=price)
+        run = run_job(pairs, spec, job=job, on_progress=on_progress)
     report = RunReport(
         judged=run.outcome.judged, skipped=run.outcome.skipped, usage=run.usage, queued=run.queued
     )
@@ -45,4 +41,4 @@ def judge(
         out.print(f"{report.usage.retries} LLM calls were retried after transient failures")
     print_failed(run.failed, run.outcome.busy)
     run.raise_for_error()
-    stop_if_capped(run)
+    return run  # a budget cap that stopped it: exit 5 (judging_command)

@@ -9,6 +9,7 @@ mean exactly what the library's keyword arguments mean.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 from collections.abc import Callable, Sequence
@@ -18,7 +19,9 @@ from typing import Annotated, Any
 
 import typer
 
-from docket.jobs.caps import Caps
+from docket.cli.plan_print import print_plan, stop_if_capped
+from docket.jobs.caps import Bill, Caps
+from docket.jobs.plan import PlanMade
 from docket.jobs.plan_figures import PlanInputs
 from docket.jobs.prices import load_price_table, quote
 from docket.jobs.spec import JobSpec
@@ -122,10 +125,12 @@ class JudgingFlags:
         agent_models = values.pop("agent_model", None)
         values["budget"] = values.pop("lara_budget", None)
         reviews, retry_failed = values.pop("reviews", 1), values.pop("retry_failed", False)
-        return JobSpec.of(
+        spec = JobSpec.of(
             method, methods=tuple(methods) if methods else None, reviews=reviews,
             retry_failed=retry_failed, agent_models=agent_models or None, **values,
         )  # fmt: skip
+        bill = Bill(self.caps(), self.price(spec), self.plan, self.plan_inputs())
+        return dataclasses.replace(spec, bill=bill)
 
     @property
     def plan(self) -> bool:
@@ -171,7 +176,13 @@ def judging_command(command: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(command)
     def wrapper(**kwargs: Any) -> Any:
         flags = JudgingFlags({k: v for k, v in kwargs.items() if k in names})
-        return command(**{k: v for k, v in kwargs.items() if k not in names}, judging=flags)
+        try:
+            result = command(**{k: v for k, v in kwargs.items() if k not in names}, judging=flags)
+        except PlanMade as made:  # --plan: the job was planned, not run
+            print_plan(made.plan)
+            return None
+        stop_if_capped(result)
+        return result
 
     wrapper.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {p.name: p.annotation for p in own + shared}

@@ -62,6 +62,23 @@ class Caps:
         return {n: getattr(self, n) for n in DIMENSIONS}
 
 
+@dataclass(frozen=True)
+class Bill:
+    """What a job may spend and how it is priced: caps, the main model's price, plan inputs.
+
+    Attributes:
+        caps: the budget caps (none by default).
+        price: the main model's price (None: docket.toml, then the dated table, then 0).
+        plan_only: plan the job (:func:`docket.jobs.plan.plan_job`) instead of running it.
+        inputs: latency, review seconds and rates for the plan.
+    """
+
+    caps: Caps = field(default_factory=Caps)
+    price: Price | None = None
+    plan_only: bool = False
+    inputs: Any = None
+
+
 def worst_tokens(request: Request) -> int:
     """An upper bound on a call's tokens: a token is at least one byte, plus full output."""
     framing = 8 * len(request.messages)

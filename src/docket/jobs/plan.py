@@ -89,6 +89,18 @@ class JobPlan:
         return out
 
 
+class PlanMade(Exception):  # noqa: N818 - a signal, not an error
+    """Raised by :func:`~docket.jobs.run_job` for a plan-only spec: carries the plan.
+
+    So every command and library function written on ``run_job`` (holes fill, simulate,
+    compare) plans the job it would run, with no LLM call.
+    """
+
+    def __init__(self, plan: JobPlan) -> None:
+        super().__init__(f"plan of job {plan.job}")
+        self.plan = plan
+
+
 def plan_job(
     pairs: Any,
     spec: JobSpec | None = None,

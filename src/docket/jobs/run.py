@@ -12,9 +12,10 @@ from collections.abc import Callable
 from typing import Any
 
 from docket.errors import ConfigError
-from docket.jobs.caps import Budget, CappedJudge, Caps, until_stopped
+from docket.jobs.caps import Bill, Budget, CappedJudge, Caps, until_stopped
 from docket.jobs.compose import job_executor, open_job, run_usage
 from docket.jobs.inputs import job_input
+from docket.jobs.plan import PlanMade, plan_job
 from docket.jobs.prices import load_price_table, quote
 from docket.jobs.result import JobRun
 from docket.jobs.spec import JobSpec
@@ -69,16 +70,21 @@ def run_job(
     Raises:
         InputError: a malformed pair (file and line, or DataFrame row, and column).
         ConfigError: invalid options, or a job of that name with other settings.
+        PlanMade: ``spec.bill.plan_only``: the plan, and nothing was judged.
     """
     if spec is not None and values:
         raise ConfigError(
             f"give either a JobSpec or keyword options, not both ({', '.join(sorted(values))})"
         )
     spec = spec or JobSpec.of(**values)
+    bill = spec.bill or Bill()
+    caps, price = caps or bill.caps, price or bill.price
     loaded = job_input(pairs)
     if loaded.duplicates:
         log.warning("%s: %d duplicate pairs judged once", loaded.source, loaded.duplicates)
     name = job or f"{loaded.stem}-{spec.method}"
+    if bill.plan_only:
+        raise PlanMade(plan_job(loaded, spec, job=name, store=store, inputs=bill.inputs))
     models = ModelPool(spec.settings)
     if judge is None:
         judge = build_judge(spec.options, models)  # a bad model fails before the store opens

@@ -7,7 +7,7 @@ besides the pairs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -29,12 +29,15 @@ class JobSpec:
         settings: model, store, cache, concurrency, limits and executor.
         reviews: independent reviewers asked per escalated pair.
         retry_failed: judge again the pairs a server refused in earlier runs.
+        bill: budget caps, price and plan inputs (:class:`~docket.jobs.caps.Bill`);
+            with ``bill.plan_only`` :func:`~docket.jobs.run_job` plans and judges nothing.
     """
 
     options: JudgeOptions
     settings: Settings
     reviews: int = 1
     retry_failed: bool = False
+    bill: Any = None
 
     @classmethod
     def of(
@@ -91,7 +94,7 @@ class JobSpec:
     def with_method(self, method: str, **changes: Any) -> JobSpec:
         """The same spec for another method (and option changes), e.g. per compared method."""
         options = self.options.model_copy(update={"method": method, **changes})
-        return JobSpec(options, self.settings, self.reviews, self.retry_failed)
+        return replace(self, options=options)
 
 
 def canonical_model(name: str) -> str:
