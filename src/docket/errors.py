@@ -27,6 +27,8 @@ Every error docket raises on purpose derives from :class:`DocketError`::
     │   └── ModelUnavailableError (see above: a model error the user must fix, so a UserError)
     ├── BudgetReachedError        a call would pass a budget cap (--max-cost ...): the run
     │                             stops cleanly, finished pairs saved, exit 5
+    ├── PilotRejectedError        the pilot missed --min-kappa or --max-escalation: the main
+    │                             run does not start, the pilot's judgments stay, exit 4
     └── ParseError                a model reply could not be parsed (never becomes a label)
 
 Every class is listed under each of its docket bases (``also a ...`` names the other one);
@@ -128,6 +130,12 @@ class UnreadableReplyError(ModelUnavailableError):
 
 class BudgetReachedError(DocketError):
     """A call or pair would pass one of the job's budget caps; nothing more is started."""
+
+
+class PilotRejectedError(DocketError):
+    """The pilot missed ``--min-kappa`` or ``--max-escalation``; ``report`` holds it."""
+
+    report: object = None
 
 
 class ParseError(DocketError):

@@ -19,8 +19,10 @@ from typing import Annotated, Any
 
 import typer
 
-from docket.cli.plan_print import print_plan, stop_if_capped
+from docket.cli.plan_print import print_pilot, print_plan, stop_if_capped
+from docket.errors import PilotRejectedError
 from docket.jobs.caps import Bill, Caps
+from docket.jobs.pilot import PilotGate
 from docket.jobs.plan import PlanMade
 from docket.jobs.plan_figures import PlanInputs
 from docket.jobs.prices import load_price_table, quote
@@ -103,6 +105,9 @@ PLAN_FLAGS: tuple[Flag, ...] = (
     Flag("max_calls", _bill(int | None, "stop before the job's LLM calls pass N (exit 5)")),
     Flag("max_tokens", _bill(int | None, "stop before the job's tokens pass N (exit 5)")),
     Flag("max_escalations", _bill(int | None, "stop before the job's escalations pass N (exit 5)")),
+    Flag("pilot", _bill(int | None, "judge a seeded stratified sample of N pairs first, measure it, re-plan")),
+    Flag("min_kappa", _bill(float | None, "pilot: stop before the main run if Cohen's kappa is lower (exit 4)")),
+    Flag("max_escalation", _bill(float | None, "pilot: stop before the main run if more pairs escalate (share, exit 4)")),
 )  # fmt: skip
 PLAN_NAMES = frozenset(f.name for f in PLAN_FLAGS)
 FLAGS: tuple[Flag, ...] = MODEL_FLAGS + JUDGE_FLAGS + JOB_FLAGS + PLAN_FLAGS
@@ -129,7 +134,10 @@ class JudgingFlags:
             method, methods=tuple(methods) if methods else None, reviews=reviews,
             retry_failed=retry_failed, agent_models=agent_models or None, **values,
         )  # fmt: skip
-        bill = Bill(self.caps(), self.price(spec), self.plan, self.plan_inputs())
+        v = self.values
+        gate = PilotGate(v.get("min_kappa"), v.get("max_escalation"))
+        bill = Bill(self.caps(), self.price(spec), self.plan, self.plan_inputs(),
+                    v.get("pilot") or 0, gate)  # fmt: skip
         return dataclasses.replace(spec, bill=bill)
 
     @property
@@ -181,6 +189,11 @@ def judging_command(command: Callable[..., Any]) -> Callable[..., Any]:
         except PlanMade as made:  # --plan: the job was planned, not run
             print_plan(made.plan)
             return None
+        except PilotRejectedError as exc:  # the pilot's judgments are saved
+            print_pilot(exc.report)
+            typer.secho(f"error: {exc.one_line()}", err=True, fg=typer.colors.RED)
+            raise typer.Exit(4) from None
+        print_pilot(getattr(getattr(result, "run", result), "pilot", None))
         stop_if_capped(result)
         return result
 

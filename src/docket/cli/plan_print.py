@@ -6,6 +6,7 @@ import typer
 from rich.table import Table
 
 from docket.cli.common import escape, out
+from docket.jobs.pilot import PilotReport
 from docket.jobs.plan import JobPlan, Range
 from docket.jobs.result import JobRun
 
@@ -69,3 +70,29 @@ def _stopped(run: JobRun) -> None:
         soft_wrap=True,
     )
     raise typer.Exit(5)
+
+
+def print_pilot(report: PilotReport | None) -> None:
+    """The pilot's measures per pair and its projection for the rest of the job."""
+    if report is None:
+        return
+    table = Table("pilot", "per pair (95% interval)", f"projected for {report.remaining} pairs")
+    for name in ("calls", "prompt_tokens", "completion_tokens", "escalations",
+                 "parse_failures", "retries", "cost"):  # fmt: skip
+        per, total = report.per_pair[name], report.projected[name]
+        fmt = "{:,.4f}" if name == "cost" else "{:,.0f}"
+        table.add_row(name.replace("_", " "), _span(per, "{:,.3g}"), _span(total, fmt))
+    wall = report.projected["wall_s"]
+    table.add_row("wall time", f"{report.latency_s:.2f} s a call", _span(wall, "time"))
+    for name in ("bacc", "kappa"):
+        value = getattr(report, name)
+        if value is not None:
+            table.add_row(name, _span(value, "{:.2f}"), "")
+    out.print(table)
+    for note in report.notes:
+        out.print(f"  note: {escape(note)}", soft_wrap=True)
+
+
+def _span(value: Range, fmt: str) -> str:
+    low, mid, high = (_fmt(v, fmt) for v in value)
+    return f"{mid} ({low} - {high})"

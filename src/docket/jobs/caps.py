@@ -71,12 +71,16 @@ class Bill:
         price: the main model's price (None: docket.toml, then the dated table, then 0).
         plan_only: plan the job (:func:`docket.jobs.plan.plan_job`) instead of running it.
         inputs: latency, review seconds and rates for the plan.
+        pilot: judge this many pairs first and re-plan (:mod:`docket.jobs.pilot`); 0: none.
+        gate: what the pilot must meet (a :class:`~docket.jobs.pilot.PilotGate`), or None.
     """
 
     caps: Caps = field(default_factory=Caps)
     price: Price | None = None
     plan_only: bool = False
     inputs: Any = None
+    pilot: int = 0
+    gate: Any = None
 
 
 def worst_tokens(request: Request) -> int:

@@ -50,6 +50,8 @@ class JobRun:
     total: int
     stopped_by: str = ""
     spend: dict[str, float] | None = None
+    pilot: Any = None
+    """The :class:`~docket.jobs.pilot.PilotReport` when the run began with a pilot."""
 
     @property
     def error(self) -> ModelUnavailableError | None:

@@ -7,6 +7,7 @@ resumes, queues escalations for review, runs on Ray and reports usage the same w
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -15,6 +16,7 @@ from docket.errors import ConfigError
 from docket.jobs.caps import Bill, Budget, CappedJudge, Caps, until_stopped
 from docket.jobs.compose import job_executor, open_job, run_usage
 from docket.jobs.inputs import job_input
+from docket.jobs.pilot_run import run_pilot
 from docket.jobs.plan import PlanMade, plan_job
 from docket.jobs.prices import load_price_table, quote
 from docket.jobs.result import JobRun
@@ -85,6 +87,13 @@ def run_job(
     name = job or f"{loaded.stem}-{spec.method}"
     if bill.plan_only:
         raise PlanMade(plan_job(loaded, spec, job=name, store=store, inputs=bill.inputs))
+    if bill.pilot:
+        store = store if isinstance(store, Store) else open_store(store or spec.settings.db)
+        report = run_pilot(run_job, loaded, spec, name, store, caps, price)
+        main = run_job(loaded, dataclasses.replace(spec, bill=dataclasses.replace(bill, pilot=0)),
+                       job=name, store=store, on_progress=on_progress, source=source,
+                       judge=judge, caps=caps, price=price)  # fmt: skip
+        return dataclasses.replace(main, pilot=report)
     models = ModelPool(spec.settings)
     if judge is None:
         judge = build_judge(spec.options, models)  # a bad model fails before the store opens

@@ -1,0 +1,104 @@
+"""--pilot N: a seeded stratified sample judged first, measured, re-planned, gated."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from docket.cli.main import app
+from docket.errors import ConfigError, PilotRejectedError
+from docket.jobs import JobSpec, job_input, run_job
+from docket.jobs.caps import Bill, Caps
+from docket.jobs.pilot import PilotGate, pilot_sample
+from docket.llm.fake import register_fake
+from docket.llm.types import Request
+from docket.store import load_judgments, open_store
+from docket.store.spend import notes_of
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "cli" / "pairs12.jsonl"
+runner = CliRunner()
+
+
+class AlwaysRelevant:
+    """Every agent says relevant (half the gold labels are 0), counting calls."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, request: Request) -> str:
+        self.calls += 1
+        return json.dumps({"label": "relevant", "evidence": ["S1"], "reasoning": "on topic"})
+
+
+def _spec(model: str, db: str, **bill) -> JobSpec:
+    spec = JobSpec.of("dream", model=model, db=db, cache="off")
+    return dataclasses.replace(spec, bill=Bill(**bill))
+
+
+def test_the_sample_is_seeded_and_spread_over_queries_and_labels() -> None:
+    pairs = list(job_input(EXAMPLES))
+    first, again = pilot_sample(pairs, 6), pilot_sample(pairs, 6)
+    assert [p.key for p in first] == [p.key for p in again]
+    assert len({p.qid for p in first}) >= 3 and {p.label for p in first} == {0, 1}
+    with pytest.raises(ConfigError, match="--pilot 13: must be between 1 and the job's 12"):
+        pilot_sample(pairs, 13)
+
+
+def test_the_main_run_reuses_the_pilot_and_the_pilot_projects_the_rest(tmp_path: Path) -> None:
+    script = AlwaysRelevant()
+    model = register_fake("pilot-agree", script)
+    db = str(tmp_path / "d.db")
+    run = run_job(EXAMPLES, _spec(model, db, pilot=4), job="p")
+    assert script.calls == 24  # 12 pairs x 2 agreeing agents: the pilot's 4 pairs not repeated
+    report = run.pilot
+    assert report.pairs == 4 and report.remaining == 8
+    assert report.per_pair["calls"].expected == 2
+    assert report.projected["calls"].expected == 16
+    assert report.per_pair["escalations"].expected == 0
+    # all relevant against balanced gold: bAcc 0.5, kappa 0
+    assert report.bacc.expected == pytest.approx(0.5) and report.kappa.expected == pytest.approx(0)
+    with open_store(db).read_session() as session:
+        assert [kind for kind, _ in notes_of(session, "p")] == ["pilot"]
+
+
+def test_a_pilot_below_min_kappa_stops_before_the_main_run_and_keeps_its_pairs(tmp_path):
+    script = AlwaysRelevant()
+    model = register_fake("pilot-gate", script)
+    db = str(tmp_path / "d.db")
+    with pytest.raises(PilotRejectedError, match="below --min-kappa 0.5"):
+        run_job(EXAMPLES, _spec(model, db, pilot=4, gate=PilotGate(min_kappa=0.5)), job="g")
+    assert script.calls == 8
+    with open_store(db).read_session() as session:
+        assert len(load_judgments(session, "g")) == 4
+
+
+def test_a_cap_below_the_pilots_own_spend_is_refused_before_any_call(tmp_path: Path) -> None:
+    script = AlwaysRelevant()
+    model = register_fake("pilot-cap", script)
+    spec = _spec(model, str(tmp_path / "d.db"), pilot=4, caps=Caps(calls=5))
+    with pytest.raises(
+        ConfigError, match=r"--max-calls 5 is lower than the pilot's own calls: at least 8"
+    ):
+        run_job(EXAMPLES, spec, job="c")
+    assert script.calls == 0
+
+
+def test_the_cli_prints_the_pilot_and_exits_4_or_2(tmp_path: Path) -> None:
+    script = AlwaysRelevant()
+    model = register_fake("pilot-cli", script)
+    args = ["judge", str(EXAMPLES), "--model", model, "--db", str(tmp_path / "d.db"),
+            "--cache", "off"]  # fmt: skip
+    too_big = runner.invoke(app, [*args, "--pilot", "50"])
+    assert isinstance(too_big.exception, ConfigError) and script.calls == 0
+    rejected = runner.invoke(app, [*args, "--pilot", "4", "--max-escalation", "0.5",
+                                   "--min-kappa", "0.9"], env={"COLUMNS": "200"})  # fmt: skip
+    assert rejected.exit_code == 4, rejected.output
+    assert "below --min-kappa 0.9" in rejected.output and "per pair" in rejected.output
+    passed = runner.invoke(app, [*args, "--pilot", "4"], env={"COLUMNS": "200"})
+    assert passed.exit_code == 0, passed.output
+    assert "projected for 8 pairs" in passed.output
+    assert script.calls == 24
