@@ -19,9 +19,15 @@ from typing import Annotated, Any
 
 import typer
 
-from docket.cli.plan_print import print_pilot, print_plan, stop_if_capped
+from docket.cli.plan_print import (
+    print_pilot,
+    print_plan,
+    print_planned_vs_actual,
+    stop_if_capped,
+)
 from docket.errors import PilotRejectedError
 from docket.jobs.caps import Bill, Caps
+from docket.jobs.live import LiveSpend
 from docket.jobs.pilot import PilotGate
 from docket.jobs.plan import PlanMade
 from docket.jobs.plan_figures import PlanInputs
@@ -137,7 +143,7 @@ class JudgingFlags:
         v = self.values
         gate = PilotGate(v.get("min_kappa"), v.get("max_escalation"))
         bill = Bill(self.caps(), self.price(spec), self.plan, self.plan_inputs(),
-                    v.get("pilot") or 0, gate)  # fmt: skip
+                    v.get("pilot") or 0, gate, track=True, live=LiveSpend())  # fmt: skip
         return dataclasses.replace(spec, bill=bill)
 
     @property
@@ -194,6 +200,7 @@ def judging_command(command: Callable[..., Any]) -> Callable[..., Any]:
             typer.secho(f"error: {exc.one_line()}", err=True, fg=typer.colors.RED)
             raise typer.Exit(4) from None
         print_pilot(getattr(getattr(result, "run", result), "pilot", None))
+        print_planned_vs_actual(getattr(result, "run", result))
         stop_if_capped(result)
         return result
 

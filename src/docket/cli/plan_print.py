@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import json
+
 import typer
 from rich.table import Table
 
 from docket.cli.common import escape, out
+from docket.errors import ConfigError
 from docket.jobs.pilot import PilotReport
 from docket.jobs.plan import JobPlan, Range
 from docket.jobs.result import JobRun
+from docket.store import Store
+from docket.store.spend import notes_of, spend_of
+from docket.store.tables import Job
 
 
 def print_plan(result: JobPlan) -> None:
@@ -96,3 +102,50 @@ def print_pilot(report: PilotReport | None) -> None:
 def _span(value: Range, fmt: str) -> str:
     low, mid, high = (_fmt(v, fmt) for v in value)
     return f"{mid} ({low} - {high})"
+
+
+def print_planned_vs_actual(run: object) -> None:
+    """The run's plan (made at its start) against what it did: calls, tokens, cost, time."""
+    if not isinstance(run, JobRun) or run.plan is None or not run.usage.calls:
+        return
+    plan, usage = run.plan, run.usage
+    price = plan.price.price
+    cost = price.cost(usage.prompt_tokens, usage.cached_prompt_tokens, usage.completion_tokens)
+    rows = [("LLM calls", plan.calls.expected, usage.calls, "{:,.0f}"),
+            ("tokens", plan.tokens.expected, usage.tokens, "{:,.0f}"),
+            ("cost (USD)", plan.cost.expected, cost, "{:,.4f}")]  # fmt: skip
+    if plan.wall_s is not None:
+        rows.append(("wall time", plan.wall_s.expected, run.elapsed_s, "time"))
+    table = Table("planned vs actual", "planned", "actual", "error")
+    for label, planned, actual, fmt in rows:
+        error = f"{(actual - planned) / planned:+.0%}" if planned else "-"
+        table.add_row(label, _fmt(planned, fmt), _fmt(actual, fmt), error)
+    out.print(table)
+
+
+def show_job_bill(store: Store, job: str, as_json: bool) -> None:
+    """A job's spend (all runs, all processes) and the plans and pilots kept with it."""
+    with store.read_session() as session:
+        if session.get(Job, job) is None:
+            raise ConfigError(f"no job '{job}' in the store", hint="docket export lists the jobs")
+        spend, notes = spend_of(session, job), notes_of(session, job)
+    if as_json:
+        data = {"job": job, "spend": spend, "notes": [{"kind": k, **d} for k, d in notes]}
+        out.print_json(json.dumps(data))
+        return
+    out.print(f"job {escape(job)}: spend counted for caps: {spend['calls']:,.0f} calls, "
+              f"{spend['tokens']:,.0f} tokens, ${spend['cost']:,.4f}, "
+              f"{spend['escalations']:,.0f} escalations", soft_wrap=True)  # fmt: skip
+    for kind, data in notes:
+        if kind == "plan":
+            calls, cost = data["calls"], data["cost"]
+            out.print(f"plan: {data['todo']} pairs, {calls['expected']:,.0f} calls "
+                      f"({calls['low']:,.0f}-{calls['high']:,.0f}), ${cost['expected']:,.4f}",
+                      soft_wrap=True)  # fmt: skip
+        elif kind == "pilot":
+            per = data["per_pair"]
+            kappa = data.get("kappa")
+            extra = f", kappa {kappa['expected']:.2f}" if kappa else ""
+            out.print(f"pilot: {data['pairs']} pairs, {per['calls']['expected']:.2f} calls "
+                      f"and {per['escalations']['expected']:.0%} escalated per pair{extra}",
+                      soft_wrap=True)  # fmt: skip

@@ -24,6 +24,8 @@ from rich.progress import (
 
 from docket.cli.common import console
 
+Status = Callable[[int, int | None], str]
+"""A text for the progress of ``(done, total)``, e.g. the spend so far and the ETA."""
 LINES_PER_RUN = 20
 """Off a terminal, a run of known size writes about this many progress lines."""
 
@@ -35,8 +37,11 @@ class LineProgress:
     tag finishes, so a long run never leaves its log silent.
     """
 
-    def __init__(self, every: int = 25, seconds: float = 10.0) -> None:
+    def __init__(
+        self, every: int = 25, seconds: float = 10.0, status: Status | None = None
+    ) -> None:
         self.every, self.seconds = max(1, every), seconds
+        self.status = status
         self.done: dict[str, int] = {}
         self.last = time.monotonic()
 
@@ -52,17 +57,22 @@ class LineProgress:
             self.last = now
             of = f"/{total}" if total is not None else ""
             line = f"{escape(tag)}: {count}{of} pairs"
+            if self.status is not None and (text := self.status(count, total)):
+                line += f"; {escape(text)}"
             console.print(line, soft_wrap=True, highlight=False)
 
 
 @contextmanager
-def progress_meter(label: str, total: int | None = None) -> Iterator[Callable[..., None]]:
+def progress_meter(
+    label: str, total: int | None = None, status: Status | None = None
+) -> Iterator[Callable[..., None]]:
     """A callable that takes how many items are done so far, and optionally the total.
 
     The total may come with the calls (``meter(done, total)``, the library's progress
     callback) when it is not known up front. On a terminal it drives a rich progress bar;
     otherwise it writes plain lines (about :data:`LINES_PER_RUN` per run, and one at least
-    every 10 seconds).
+    every 10 seconds). ``status(done, total)`` adds a text to each line and to the bar (the
+    spend so far, projected total and ETA: :class:`docket.jobs.live.LiveSpend`).
     """
     if not console.is_terminal:
         lines: dict[str, LineProgress] = {}
@@ -71,18 +81,20 @@ def progress_meter(label: str, total: int | None = None) -> Iterator[Callable[..
             size = of if of is not None else total
             if "run" not in lines:
                 every = max(1, size // LINES_PER_RUN) if size else 100
-                lines["run"] = LineProgress(every=every)
+                lines["run"] = LineProgress(every=every, status=status)
             lines["run"].advance(label, size, count=done)
 
         yield line
         return
     columns = (TextColumn(f"[bold]{escape(label)}"), BarColumn(), MofNCompleteColumn(),
-               TimeElapsedColumn())  # fmt: skip
+               TimeElapsedColumn(), TextColumn("{task.fields[status]}"))  # fmt: skip
     with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task(label, total=total)
+        task = progress.add_task(label, total=total, status="")
 
         def bar(done: int, of: int | None = None) -> None:
-            progress.update(task, completed=done, **({"total": of} if of is not None else {}))
+            text = escape(status(done, of if of is not None else total)) if status else ""
+            progress.update(task, completed=done, status=text,
+                            **({"total": of} if of is not None else {}))  # fmt: skip
 
         yield bar
 

@@ -9,6 +9,7 @@ import typer
 from sqlalchemy import select
 
 from docket.cli.common import out
+from docket.cli.plan_print import show_job_bill
 from docket.cli.transcript import transcript_json, transcript_view
 from docket.config import load_settings
 from docket.errors import ConfigError
@@ -21,8 +22,8 @@ app = typer.Typer()
 
 @app.command()
 def show(
-    qid: Annotated[str, typer.Argument(help="query id of the pair")],
-    docid: Annotated[str, typer.Argument(help="document id of the pair")],
+    qid: Annotated[str | None, typer.Argument(help="query id of the pair")] = None,
+    docid: Annotated[str | None, typer.Argument(help="document id of the pair")] = None,
     job: Annotated[
         str | None, typer.Option(help="job name (needed if several jobs hold it)")
     ] = None,
@@ -31,9 +32,17 @@ def show(
         bool, typer.Option("--json", help="print JSON with the raw replies")
     ] = False,
 ) -> None:
-    """Show how a judged pair was decided: every turn's label, evidence and reasoning."""
+    """Show how a judged pair was decided: every turn's label, evidence and reasoning.
+
+    Without a pair, ``--job J`` shows the job's spend and the plans and pilots kept with it.
+    """
     settings = load_settings(db=db)
     store = open_store(settings.db)
+    if qid is None or docid is None:
+        if job is None or qid is not None:
+            raise ConfigError("give a pair (QID DOCID), or --job alone", hint="docket show --job J")
+        show_job_bill(store, job, as_json)
+        return
     with store.session() as session:
         stmt = select(JudgmentRecord).where(
             JudgmentRecord.qid == qid, JudgmentRecord.docid == docid

@@ -73,6 +73,8 @@ class Bill:
         inputs: latency, review seconds and rates for the plan.
         pilot: judge this many pairs first and re-plan (:mod:`docket.jobs.pilot`); 0: none.
         gate: what the pilot must meet (a :class:`~docket.jobs.pilot.PilotGate`), or None.
+        track: plan the run at its start (kept with the job), for planned against actual.
+        live: a :class:`~docket.jobs.live.LiveSpend` the run fills, for progress displays.
     """
 
     caps: Caps = field(default_factory=Caps)
@@ -81,6 +83,8 @@ class Bill:
     inputs: Any = None
     pilot: int = 0
     gate: Any = None
+    track: bool = False
+    live: Any = None
 
 
 def worst_tokens(request: Request) -> int:

@@ -128,7 +128,7 @@ def plan_job(
     held, seconds, seconds_source = _store_facts(opened, name, spec.retry_failed, inputs)
     todo = [p for p in loaded if p.key not in held]
     sample = _sample(todo, inputs.counted_pairs)
-    counter = token_counter(spec.settings.model)
+    counter = token_counter(spec.settings.model, probe=inputs.probe)
     counted = _count(dry_run(spec.options, spec.settings.model, sample), counter)
     scale = len(todo) / len(sample) if sample else 0.0
     return _plan(name, spec, loaded_total(loaded), todo, counted, scale, counter, price,

@@ -56,6 +56,7 @@ class PlanInputs:
         disagree_share: share of debates that run every round (None: 0.5, stated).
         config_path: the docket.toml to read ``[docket.prices]`` from (default ./docket.toml).
         counted_pairs: pairs whose prompts are counted (a larger job is extrapolated).
+        probe: ask a served model's ``/tokenize`` (False: the run's own plan asks nothing).
     """
 
     prices: Mapping[str, float | None] = field(default_factory=dict)
@@ -64,6 +65,7 @@ class PlanInputs:
     disagree_share: float | None = None
     config_path: Path | None = None
     counted_pairs: int = 200
+    probe: bool = True
 
 
 @dataclass(frozen=True)

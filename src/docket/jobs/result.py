@@ -52,6 +52,9 @@ class JobRun:
     spend: dict[str, float] | None = None
     pilot: Any = None
     """The :class:`~docket.jobs.pilot.PilotReport` when the run began with a pilot."""
+    plan: Any = None
+    """The :class:`~docket.jobs.plan.JobPlan` made at the start (``bill.track``)."""
+    elapsed_s: float = 0.0
 
     @property
     def error(self) -> ModelUnavailableError | None:

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
 from docket.errors import ConfigError
 from docket.jobs.caps import Bill, Budget, CappedJudge, Caps, until_stopped
 from docket.jobs.compose import job_executor, open_job, run_usage
-from docket.jobs.inputs import job_input
+from docket.jobs.inputs import JobInput, job_input
 from docket.jobs.pilot_run import run_pilot
-from docket.jobs.plan import PlanMade, plan_job
+from docket.jobs.plan import JobPlan, PlanMade, plan_job
+from docket.jobs.plan_figures import PlanInputs
 from docket.jobs.prices import load_price_table, quote
 from docket.jobs.result import JobRun
 from docket.jobs.spec import JobSpec
@@ -26,6 +28,7 @@ from docket.llm.usage import Price
 from docket.relevance import Judge, build_judge
 from docket.runner import judge_job
 from docket.store import Store, open_store
+from docket.store.spend import add_note
 
 log = logging.getLogger(__name__)
 Progress = Callable[[int, int], None]
@@ -103,9 +106,11 @@ def run_job(
         )
     opened = store if isinstance(store, Store) else open_store(store or spec.settings.db)
     open_job(opened, name, spec, source or loaded.source, method=judge.method)
+    planned = _track(bill, loaded, spec, name, opened, models, price)
     budget = _budget(caps, price, opened, name, spec, models)
     feed = loaded if budget is None else until_stopped(loaded, budget)
     judge = judge if budget is None else CappedJudge(judge, budget)
+    started = time.monotonic()
     with job_executor(spec.options, spec.settings) as executor:
         run = judge_job(
             opened, name, feed, judge,
@@ -116,7 +121,25 @@ def run_job(
     return JobRun(
         name, opened, run.results, run.outcome, run.queued, run.failed, usage, len(loaded),
         budget.stopped if budget else "", budget.spent() if budget else None,
+        plan=planned, elapsed_s=time.monotonic() - started,
     )  # fmt: skip
+
+
+def _track(
+    bill: Bill, loaded: JobInput, spec: JobSpec, job: str, store: Store, models: ModelPool,
+    price: Price | None,
+) -> JobPlan | None:  # fmt: skip
+    """The run's own plan, kept with the job, and the live spend filled (``bill.track``)."""
+    inputs = dataclasses.replace(bill.inputs or PlanInputs(), probe=False)
+    if bill.live is not None:
+        bill.live.usage = models.usage
+        bill.live.price = price or quote(spec.model_name, load_price_table(), inputs.prices).price
+    if not bill.track:
+        return None
+    planned = plan_job(loaded, spec, job=job, store=store, inputs=inputs)
+    with store.session() as session:
+        add_note(session, job, "plan", planned.to_json())
+    return planned
 
 
 def _budget(

@@ -44,8 +44,11 @@ def estimate(messages: Sequence[Message]) -> int:
 ESTIMATE = TokenCounter(estimate, "estimate: characters / 4 (no tokenizer reachable)", False)
 
 
-def token_counter(model: str) -> TokenCounter:
-    """The best counter for ``model``: its own tokenizer, its server's, or the estimate."""
+def token_counter(model: str, probe: bool = True) -> TokenCounter:
+    """The best counter for ``model``: its own tokenizer, its server's, or the estimate.
+
+    ``probe=False`` does not ask a server (a run's own plan: no request but the job's).
+    """
     try:
         provider = create_provider(model)
     except Exception as exc:  # noqa: BLE001 - an unusable model is reported by the run itself
@@ -55,7 +58,7 @@ def token_counter(model: str) -> TokenCounter:
     if own is not None:
         return TokenCounter(own, f"{provider.name}'s own tokenizer", True)
     base = getattr(provider, "base_url", None)
-    if base:
+    if base and probe:
         served = _served_counter(base, getattr(provider, "model", ""))
         if served is not None:
             return served
