@@ -102,3 +102,25 @@ def test_the_cli_prints_the_pilot_and_exits_4_or_2(tmp_path: Path) -> None:
     assert passed.exit_code == 0, passed.output
     assert "projected for 8 pairs" in passed.output
     assert script.calls == 24
+
+
+@pytest.mark.parametrize(
+    ("flags", "message"),
+    [
+        (["--max-escalation", "20"], "--max-escalation 20.0: a share between 0 and 1"),
+        (["--min-kappa", "2"], "--min-kappa 2.0: must be between -1 and 1"),
+        (["--latency", "-1"], "--latency -1.0: must be greater than 0"),
+        (["--review-seconds", "0"], "--review-seconds 0.0: must be greater than 0"),
+        (["--max-cost", "-5"], "--max-cost -5.0: a cap must be greater than 0"),
+        (["--pilot", "-2"], "--pilot -2: must be between 1 and the job's 12 pairs"),
+    ],
+)
+def test_bad_plan_and_pilot_flags_are_one_line_before_any_call(tmp_path, flags, message) -> None:
+    script = AlwaysRelevant()
+    model = register_fake("pilot-bad", script)
+    args = ["judge", str(EXAMPLES), "--model", model, "--db", str(tmp_path / "d.db"),
+            "--cache", "off", *flags]  # fmt: skip
+    result = runner.invoke(app, args)
+    assert isinstance(result.exception, ConfigError), result.output
+    assert message in result.exception.message
+    assert script.calls == 0

@@ -36,6 +36,15 @@ class PilotGate:
     min_kappa: float | None = None
     max_escalation: float | None = None
 
+    def __post_init__(self) -> None:
+        if self.min_kappa is not None and not -1 <= self.min_kappa <= 1:
+            raise ConfigError(f"--min-kappa {self.min_kappa}: must be between -1 and 1")
+        if self.max_escalation is not None and not 0 <= self.max_escalation <= 1:
+            raise ConfigError(
+                f"--max-escalation {self.max_escalation}: a share between 0 and 1",
+                hint="e.g. --max-escalation 0.2 for 20%",
+            )
+
 
 def pilot_sample(pairs: Sequence[Pair], n: int, seed: int = SEED) -> list[Pair]:
     """``n`` pairs drawn round-robin over strata (query, gold label), each stratum shuffled.

@@ -15,6 +15,7 @@ from statistics import median
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from docket.errors import ConfigError
 from docket.jobs.spec import JobSpec
 from docket.relevance.lara import human_budget
 from docket.relevance.options import JudgeOptions
@@ -66,6 +67,17 @@ class PlanInputs:
     config_path: Path | None = None
     counted_pairs: int = 200
     probe: bool = True
+
+    def __post_init__(self) -> None:
+        for flag, value in (
+            ("--latency", self.latency_s),
+            ("--review-seconds", self.review_seconds),
+        ):
+            if value is not None and not value > 0:
+                raise ConfigError(f"{flag} {value}: must be greater than 0", hint=f"e.g. {flag} 2")
+        share = self.disagree_share
+        if share is not None and not 0 <= share <= 1:
+            raise ConfigError(f"disagree_share {share}: must be between 0 and 1")
 
 
 @dataclass(frozen=True)
