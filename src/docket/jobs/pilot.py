@@ -124,9 +124,17 @@ FIGURES = ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens"
 
 
 def measure(
-    results: Sequence[tuple[Pair, Judgment]], remaining: int, price: Price, parallel: int
+    results: Sequence[tuple[Pair, Judgment]],
+    remaining: int,
+    price: Price,
+    parallel: int,
+    elapsed_s: float = 0.0,
 ) -> PilotReport:
-    """Measure the pilot's judgments and project ``remaining`` pairs (bootstrap intervals)."""
+    """Measure the pilot's judgments and project ``remaining`` pairs (bootstrap intervals).
+
+    Wall time comes from the pilot's own pace (``elapsed_s`` over its pairs: store writes
+    and client overhead included) when given, else from call latency and ``parallel``.
+    """
     rows = [_row(judgment, price) for _, judgment in results]
     rng = np.random.default_rng(SEED)
     index = rng.integers(0, len(rows), size=(BOOTSTRAP, len(rows))) if rows else None
@@ -134,7 +142,10 @@ def measure(
     calls = sum(r["calls"] for r in rows)
     latency = sum(r["latency_s"] for r in rows) / calls if calls else 0.0
     projected = {name: _scale(per_pair[name], remaining) for name in FIGURES}
-    projected["wall_s"] = _scale(per_pair["calls"], remaining * latency / max(1, parallel))
+    mean_calls = per_pair["calls"].expected or 1.0
+    per_call_wall = (elapsed_s / len(rows) / mean_calls if elapsed_s and rows
+                     else latency / max(1, parallel))  # fmt: skip
+    projected["wall_s"] = _scale(per_pair["calls"], remaining * per_call_wall)
     bacc, kappa = _quality(results, index)
     notes = [f"pilot of {len(rows)} pairs; intervals: 95% bootstrap over its pairs"]
     if bacc is None:

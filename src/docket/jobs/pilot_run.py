@@ -44,7 +44,8 @@ def run_pilot(
         done = finished_keys(session, job)
     remaining = sum(1 for pair in loaded if pair.key not in done)
     parallel = parallel_calls(spec, _per_round(spec))
-    report = measure(run.judgments(reviewed=False), remaining, price, parallel)
+    elapsed = run.elapsed_s if run.outcome.judged == len(sample) else 0.0  # a fresh pilot only
+    report = measure(run.judgments(reviewed=False), remaining, price, parallel, elapsed)
     with store.session() as session:
         add_note(session, job, "pilot", report.to_json())
     if bill.gate is not None:

@@ -1,0 +1,197 @@
+"""How close a plan comes to the bill: plan, pilot and caps against actual runs.
+
+A scripted OpenAI-compatible server on loopback (a thread of this process) answers chat
+calls after a fixed latency, with labels that depend on the pair, the agent and the round
+(so some debates agree in round 1 and some run on), and answers ``POST /tokenize`` with the
+same count it reports in each reply's usage (characters / 4), as llama.cpp and vLLM do.
+For each data set and method it measures:
+
+- plan without a pilot against the actual run: calls, tokens, cost (prices given);
+- plan after ``--pilot 20`` against the actual run of the remaining pairs: calls, tokens,
+  wall time;
+- cap overshoot: ``--max-calls`` at half the actual calls, with 20 % of the attempts
+  failing (HTTP 500, retried): attempts the server saw beyond the cap.
+
+    python benchmarks/plan_accuracy.py            # both data sets, four methods
+    python benchmarks/plan_accuracy.py --quick    # dl21 only
+
+Prints a table and writes benchmarks/results/plan_accuracy.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import hashlib
+import json
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from docket.jobs import JobSpec, run_job
+from docket.jobs.caps import Bill, Caps
+from docket.jobs.plan import PlanInputs, plan_job
+from docket.llm.usage import Price
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "benchmarks" / "results" / "plan_accuracy.json"
+DATA = {
+    "dl21": ROOT.parent / "shared" / "data" / "trec_dl21_dev.jsonl",
+    "dl20": ROOT.parent / "shared" / "data" / "dl20" / "trec_dl20_pairs.jsonl",
+}
+METHODS = {"single": {}, "majority": {"samples": 3}, "dream": {"rounds": 2}, "lara": {}}
+PRICE = Price(0.15, 0.075, 0.60)
+LATENCY_S = 0.02
+
+
+def tokens(text: str) -> int:
+    """The server's own token count (what its /tokenize and its usage both report)."""
+    return max(1, len(text) // 4)
+
+
+class Server:
+    """The scripted server's state: attempts seen, faults to inject."""
+
+    def __init__(self) -> None:
+        self.attempts = 0
+        self.fault_every = 0
+        self.lock = threading.Lock()
+
+    def reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+        if "messages" not in body:  # /tokenize
+            text = body.get("content") or body.get("prompt") or ""
+            return 200, {"tokens": list(range(tokens(text)))}
+        with self.lock:
+            self.attempts += 1
+            fault = self.fault_every and self.attempts % self.fault_every == 0
+        time.sleep(LATENCY_S)
+        if fault:
+            return 500, {"error": {"message": "injected fault"}}
+        prompt = "\n".join(m["content"] for m in body["messages"])
+        text = _answer(prompt, body.get("max_tokens", 256))
+        usage = {"prompt_tokens": tokens(prompt), "completion_tokens": tokens(text)}
+        choice = {"index": 0, "message": {"role": "assistant", "content": text},
+                  "finish_reason": "stop"}  # fmt: skip
+        return 200, {"id": "x", "object": "chat.completion", "choices": [choice], "usage": usage}
+
+
+def _answer(prompt: str, max_tokens: int) -> str:
+    digest = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
+    if max_tokens <= 4:  # LARA's yes/no question
+        return "Yes" if digest % 3 else "No"
+    label = "relevant" if digest % 3 else "irrelevant"
+    reasoning = "The chunk answers part of the query. " * (1 + digest % 4)
+    return json.dumps({"label": label, "evidence": ["S1"], "reasoning": reasoning.strip()})
+
+
+def serve(state: Server) -> tuple[ThreadingHTTPServer, str]:
+    """Start the server; returns it and its /v1 base URL."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers.get("Content-Length") or 0)
+            status, body = state.reply(json.loads(self.rfile.read(length) or b"{}"))
+            payload = json.dumps(body).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def log_message(self, *_args: Any) -> None:
+            pass
+
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    httpd.daemon_threads = True
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    return httpd, f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+
+
+def _err(planned: float, actual: float) -> float | None:
+    return None if not actual else round(100 * (planned - actual) / actual, 1)
+
+
+def measure(data: str, method: str, base: str, state: Server, work: Path) -> dict[str, Any]:
+    """Plan, run, pilot and cap one method on one data set."""
+    model = f"openai-compatible:{base}#mock?max_in_flight=8"
+    pairs = DATA[data]
+    spec = JobSpec.of(method, model=model, db=str(work / f"{data}-{method}.db"), cache="off",
+                      **METHODS[method])  # fmt: skip
+    inputs = PlanInputs(prices={"input": PRICE.input, "cached_input": PRICE.cached_input,
+                                "output": PRICE.output}, latency_s=LATENCY_S)  # fmt: skip
+    plan = plan_job(pairs, spec, job="plain", inputs=inputs)
+    state.fault_every = 0
+    run = run_job(pairs, spec, job="plain")
+    u = run.usage
+    cost = PRICE.cost(u.prompt_tokens, u.cached_prompt_tokens, u.completion_tokens)
+    piloted = run_job(
+        pairs, dataclasses.replace(spec, bill=Bill(pilot=20, price=PRICE)), job="pilot"
+    )
+    report, main = piloted.pilot, piloted.usage
+    cap = max(1, u.calls // 2)
+    state.fault_every, before = 5, state.attempts
+    capped = run_job(pairs, dataclasses.replace(spec, bill=Bill(caps=Caps(calls=cap))), job="cap")
+    attempts = state.attempts - before
+    state.fault_every = 0
+    return {
+        "data": data, "method": method, "pairs": plan.todo, "token_source": plan.token_source,
+        "plan_calls": plan.calls.expected, "calls": u.calls,
+        "plan_calls_err": _err(plan.calls.expected, u.calls),
+        "plan_tokens_err": _err(plan.tokens.expected, u.tokens),
+        "plan_cost_err": _err(plan.cost.expected, cost),
+        "pilot_calls_err": _err(report.projected["calls"].expected, main.calls),
+        "pilot_tokens_err": _err(report.projected["prompt_tokens"].expected
+                                 + report.projected["completion_tokens"].expected, main.tokens),
+        "pilot_wall_err": _err(report.projected["wall_s"].expected, piloted.elapsed_s),
+        "cap": cap, "cap_attempts": attempts, "cap_overshoot": attempts - cap,
+        "cap_stopped": bool(capped.stopped_by),
+    }  # fmt: skip
+
+
+def main() -> None:
+    """Run every data set and method; print the table and write the JSON."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="dl21 only")
+    args = parser.parse_args()
+    state = Server()
+    httpd, base = serve(state)
+    rows = []
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            for data in ["dl21"] if args.quick else list(DATA):
+                for method in METHODS:
+                    rows.append(measure(data, method, base, state, Path(tmp)))
+                    print_row(rows[-1])
+    finally:
+        httpd.shutdown()
+    RESULTS.parent.mkdir(parents=True, exist_ok=True)
+    RESULTS.write_text(json.dumps({"latency_s": LATENCY_S, "rows": rows}, indent=2) + "\n")
+    print(f"written {RESULTS}")
+
+
+def print_row(row: dict[str, Any]) -> None:
+    """One markdown table row (the header is printed before the first)."""
+    if not getattr(print_row, "header", False):
+        print(
+            "| data | method | pairs | calls | plan calls / tokens / cost error | "
+            "pilot 20 calls / tokens / wall error | cap (20 % faults): attempts, overshoot |"
+        )
+        print("|---|---|---|---|---|---|---|")
+        print_row.header = True  # type: ignore[attr-defined]
+
+    def pct(v: float | None) -> str:
+        return "-" if v is None else f"{v:+.0f} %"
+
+    print(f"| {row['data']} | {row['method']} | {row['pairs']} | {row['calls']} | "
+          f"{pct(row['plan_calls_err'])} / {pct(row['plan_tokens_err'])} / {pct(row['plan_cost_err'])} | "
+          f"{pct(row['pilot_calls_err'])} / {pct(row['pilot_tokens_err'])} / {pct(row['pilot_wall_err'])} | "
+          f"{row['cap_attempts']} of {row['cap']}, {row['cap_overshoot']:+d} |", flush=True)  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
