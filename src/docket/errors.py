@@ -55,6 +55,24 @@ class UserError(DocketError):
     """The user gave something docket cannot use; fixable without a code change."""
 
 
+_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F) if code != 0x09}
+_CONTROL.update({0x0A: "\\n", 0x0D: "\\r"})
+SHOWN_CHARS = 300
+"""The longest problem or field an InputError shows; a 1 MB value is cut in the middle."""
+
+
+def shown(text: str) -> str:
+    """``text`` safe for a one-line error: control characters escaped, at most 300 characters.
+
+    Input errors quote what the file holds (a docid, a score), which may hold line breaks
+    or run for a megabyte; the message stays one readable line whatever the input.
+    """
+    text = str(text).translate(_CONTROL)
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[: SHOWN_CHARS - 60]} … ({len(text):,} characters) … {text[-30:]}"
+
+
 class InputError(UserError):
     """A malformed input record, located by file, line and field."""
 
@@ -70,8 +88,8 @@ class InputError(UserError):
         self.path, self.line, self.field = path, line, field
         where = ":".join(str(p) for p in (path, line) if p is not None)
         prefix = f"{where}: " if where else ""
-        field_part = f"field '{field}': " if field else ""
-        super().__init__(f"{prefix}{field_part}{message}", hint=hint)
+        field_part = f"field '{shown(field)}': " if field else ""
+        super().__init__(f"{prefix}{field_part}{shown(message)}", hint=hint)
 
 
 class ConfigError(UserError):
