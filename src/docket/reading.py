@@ -25,7 +25,7 @@ import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from pydantic import ValidationError
 
@@ -142,16 +142,25 @@ def json_object(text: str, path: str | Path | None = None, line: int | None = No
     return record
 
 
-def first_problem(exc: ValidationError) -> tuple[str | None, str]:
-    """The first error of a pydantic ``ValidationError`` as ``(field, message)``.
+class Problem(NamedTuple):
+    """The first problem of a pydantic ``ValidationError``.
 
-    ``field`` is the dotted location (``turns.0.role``), None at the top level; the message
-    loses pydantic's ``Value error, `` prefix and is one line.
+    Attributes:
+        field: the dotted location (``turns.0.role``), None at the top level.
+        message: pydantic's message without its ``Value error, `` prefix, on one line.
+        kind: pydantic's error type (``missing``, ``extra_forbidden``, ``string_type``...).
     """
+
+    field: str | None
+    message: str
+    kind: str
+
+
+def first_problem(exc: ValidationError) -> Problem:
+    """The first error of a pydantic ``ValidationError`` (the one every message reports)."""
     first = exc.errors()[0]
     field = ".".join(str(part) for part in first["loc"]) or None
-    message = one_line(first["msg"].removeprefix("Value error, "))
-    return field, message
+    return Problem(field, one_line(first["msg"].removeprefix("Value error, ")), first["type"])
 
 
 def validation_error(
@@ -173,7 +182,7 @@ def validation_error(
         error: the InputError subclass to build (e.g. ``RulesFileError``).
         hint: how to fix it.
     """
-    field, message = first_problem(exc)
+    field, message, _ = first_problem(exc)
     if prefix:
         field = f"{prefix}.{field}" if field else prefix
     return error(

@@ -22,8 +22,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from docket.errors import InputError, UserError
+from docket.errors import UserError
 from docket.ir.formats import Qrels
+from docket.reading import numbered_lines, validation_error
 from docket.relevance.types import Judgment
 
 Source = Literal["original", "consensus", "judge", "adjudicator", "human", "escalated-pending"]
@@ -166,14 +167,9 @@ def write_provenance(records: Iterable[ProvenanceRecord], path: str | Path) -> N
 def read_provenance(path: str | Path) -> list[ProvenanceRecord]:
     """Read a provenance JSONL file (InputError names the bad line and field)."""
     records = []
-    with Path(path).open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(ProvenanceRecord.model_validate_json(line))
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"]) or None
-                raise InputError(first["msg"], path=str(path), line=number, field=where) from None
+    for number, line in numbered_lines(path):
+        try:
+            records.append(ProvenanceRecord.model_validate_json(line))
+        except ValidationError as exc:
+            raise validation_error(exc, path, number) from exc
     return records
