@@ -182,3 +182,18 @@ def test_validation_errors_are_converted_in_one_place() -> None:
         if ".errors()" in line or '["loc"]' in line
     ]
     assert offenders == []
+
+
+def test_rules_validate_prints_a_yaml_error_on_one_line(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    from docket.cli.main import main
+
+    path = _write(tmp_path / "rules.yaml", b"name: s\nrules:\n  - id: a\n    text: [unclosed\n")
+    monkeypatch.setattr(sys, "argv", ["docket", "rules", "validate", str(path)])
+    with pytest.raises(SystemExit) as stop:
+        main()
+    err = capsys.readouterr().err.strip()
+    assert stop.value.code == 2 and len(err.splitlines()) == 1, err
+    assert err.startswith(f"error: {path}:5: not valid YAML: "), err
+    assert "(while parsing a flow sequence that starts on line 4)" in err, err

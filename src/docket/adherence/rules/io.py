@@ -88,7 +88,9 @@ def _yaml_problem(exc: yaml.YAMLError, text: str) -> tuple[str, int | None]:
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     line = mark.line + 1 if mark is not None else None
     problem = getattr(exc, "problem", None) or str(exc)
-    context = getattr(exc, "context", None)
+    context, opened = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context and opened is not None and opened.line + 1 != line:
+        context = f"{context} that starts on line {opened.line + 1}"  # e.g. an unclosed '['
     return one_line(f"{problem} ({context})" if context else problem), line
 
 
