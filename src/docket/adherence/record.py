@@ -24,7 +24,8 @@ def role_problem(role: str) -> str | None:
         return None
     close = difflib.get_close_matches(role.strip().lower(), KNOWN_ROLES, n=1, cutoff=0.75)
     if close:
-        return f"unknown role '{role}': did you mean '{close[0]}'?"
+        known = ", ".join(KNOWN_ROLES)
+        return f"unknown role '{role}': did you mean '{close[0]}'? (known roles: {known})"
     return None
 
 
