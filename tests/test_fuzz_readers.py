@@ -20,6 +20,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from docket.adherence.authoring.sop import load_sop
 from docket.adherence.record import read_records
 from docket.adherence.rules.io import load_rules
 from docket.errors import InputError
@@ -157,6 +158,7 @@ READERS = [
         JSON_SLOT,
     ),
     Reader("dataset.jsonl", _dataset(), read_dataset, JSON_SLOT),
+    Reader("sop.md", (EXAMPLES / "sop/dialogue_sop.md").read_bytes(), load_sop, WORD_SLOT),
     Reader("labelstudio.json", LABELSTUDIO, lambda p: read_labelstudio(p, "j"), JSON_SLOT),
 ]  # fmt: skip
 
