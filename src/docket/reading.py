@@ -121,15 +121,15 @@ def loads_json(text: str | bytes, path: str | Path | None = None, line: int | No
         InputError: invalid JSON, nesting deeper than Python's recursion limit allows, or
             a number Python refuses to convert (over 4300 digits).
     """
-    where = {"path": None if path is None else str(path), "line": line}
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise InputError(f"not valid JSON ({exc.msg}, column {exc.colno})", **where) from None
+        problem = f"not valid JSON ({exc.msg}, column {exc.colno})"
     except RecursionError:
-        raise InputError("not usable JSON (nested too deeply)", **where) from None
+        problem = "not usable JSON (nested too deeply)"
     except ValueError as exc:  # e.g. an integer of more than 4300 digits
-        raise InputError(f"not usable JSON ({one_line(exc.args[0])})", **where) from None
+        problem = f"not usable JSON ({one_line(exc.args[0])})"
+    raise InputError(problem, path=None if path is None else str(path), line=line)
 
 
 def json_object(text: str, path: str | Path | None = None, line: int | None = None) -> dict:
