@@ -1,0 +1,74 @@
+"""``holes fill --budget --order`` and ``holes simulate --budget --order`` through the CLI."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from docket.cli.main import app, main
+from docket.llm.fake import register_fake
+from docket.llm.types import Request
+
+runner = CliRunner()
+CALLS = {"n": 0}
+
+
+def _zebra(request: Request) -> str:
+    CALLS["n"] += 1
+    chunk = request.prompt_text.split("<chunk>", 1)[1].split("</chunk>", 1)[0].lower()
+    label = "relevant" if "zebra" in chunk else "irrelevant"
+    return f"LABEL: {label}\nEVIDENCE: S1\nREASONING: the chunk is {label}."
+
+
+MODEL = register_fake("budget-zebra", _zebra)
+
+
+def _fill_args(bench, tmp_path: Path, *extra: object) -> list[str]:  # type: ignore[no-untyped-def]
+    args = ["holes", "fill", "--qrels", bench.qrels, "--runs", *bench.runs, "--depth", 3]
+    args += ["--corpus", bench.corpus, "--corpus-index", bench.index, "--queries", bench.queries]
+    args += ["--model", MODEL, "--cache", "off", "--db", tmp_path / "d.db", "--method", "single"]
+    args += ["--out-qrels", tmp_path / "c.qrels", "--provenance", tmp_path / "p.jsonl", *extra]
+    return [str(a) for a in args]
+
+
+def _error(monkeypatch, capsys, args: list[str]) -> str:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(sys, "argv", ["docket", *args])
+    with pytest.raises(SystemExit) as caught:
+        main()
+    assert caught.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: ") and "\n" not in err and "Traceback" not in err
+    return err
+
+
+def test_fill_stops_at_the_budget_and_a_rerun_continues(bench, tmp_path: Path) -> None:
+    first = runner.invoke(app, _fill_args(bench, tmp_path, "--budget", "50%", "--order", "mtf"))
+    assert first.exit_code == 0, first.output
+    text = " ".join(first.output.split())
+    assert "budget: 3 of the holes, drawn in mtf order" in text and "judged 3 pairs now" in text
+    assert len((tmp_path / "c.qrels").read_text().splitlines()) == 5 + 3
+    calls = CALLS["n"]
+    again = runner.invoke(app, _fill_args(bench, tmp_path, "--budget", "6", "--order", "mtf"))
+    assert again.exit_code == 0, again.output
+    assert "judged 3 pairs now, 3 already in the store" in " ".join(again.output.split())
+    assert CALLS["n"] - calls == 3  # only the three new holes reach the model
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [(("--budget", "0"), "budget 0 is 0 pairs of the 6 in the pool"),
+     (("--budget", "7"), "budget 7 is 7 pairs, over the 6 in the pool"),
+     (("--budget", "200%"), "budget 200% is 12 pairs, over the 6 in the pool"),
+     (("--budget", "lots"), "budget 'lots' is not N or P%"),
+     (("--order", "best"), "unknown order 'best'"),
+     (("--budget", "2", "--limit", "3"), "replace --limit and --audit")],
+)  # fmt: skip
+def test_fill_bad_budget_is_one_line_exit_2_and_writes_nothing(
+    bench, tmp_path: Path, monkeypatch, capsys, extra: tuple[str, ...], message: str
+) -> None:
+    err = _error(monkeypatch, capsys, _fill_args(bench, tmp_path, *extra))
+    assert message in err
+    assert not (tmp_path / "c.qrels").exists() and not (tmp_path / "p.jsonl").exists()
