@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -72,3 +73,61 @@ def test_fill_bad_budget_is_one_line_exit_2_and_writes_nothing(
     err = _error(monkeypatch, capsys, _fill_args(bench, tmp_path, *extra))
     assert message in err
     assert not (tmp_path / "c.qrels").exists() and not (tmp_path / "p.jsonl").exists()
+
+
+def _sim_args(bench, tmp_path: Path, *extra: object) -> list[str]:  # type: ignore[no-untyped-def]
+    args = ["holes", "simulate", "--qrels", bench.qrels, "--runs", *bench.runs]
+    args += ["--db", tmp_path / "s.db", "--cache", "off", *extra]
+    return [str(a) for a in args]
+
+
+def test_simulate_with_the_oracle_needs_no_text_and_no_model(bench, tmp_path: Path) -> None:
+    calls = CALLS["n"]
+    result = runner.invoke(app, _sim_args(bench, tmp_path, "--oracle", "--fraction", "1"))
+    assert result.exit_code == 0, result.output
+    assert "kappa 1.000, balanced accuracy 1.000" in result.output
+    assert "refilled vs full qrels (nDCG@10): tau 1.000" in result.output
+    assert CALLS["n"] == calls
+
+
+def test_simulate_budget_table_json_and_plot(bench, tmp_path: Path) -> None:
+    out, plot = tmp_path / "b.json", tmp_path / "b.png"
+    args = _sim_args(bench, tmp_path, "--oracle", "--fraction", "1", "--budget", "2,100%")
+    result = runner.invoke(app, [*args, "--out", str(out), "--plot", str(plot)])
+    assert result.exit_code == 0, result.output
+    assert "dropped 5 judged pairs (3 relevant" in " ".join(result.output.split())
+    report = json.loads(out.read_text())
+    assert [(p["order"], p["budget"]) for p in report["points"]] == [
+        (order, b) for order in ("depth", "mtf", "bandit") for b in (2, 5)
+    ]
+    for point in report["points"]:
+        assert point["recovered"] <= min(point["budget"], 3)
+        if point["budget"] == 5:  # everything refilled by the oracle: all found, same ranking
+            assert point["recovered"] == 3 and point["share"] == 1.0 and point["tau"] == 1.0
+    assert all(len(curve) == 5 for curve in report["curves"].values())
+    assert plot.read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [(("--oracle", "--budget", "0"), "budget 0 is 0 pairs of the"),
+     (("--oracle", "--fraction", "1", "--budget", "6"), "budget 6 is 6 pairs, over the 5"),
+     (("--oracle", "--budget", "2", "--order", "best"), "unknown order 'best'"),
+     (("--fraction", "0.5",), "--queries and --corpus are needed unless the judge is --oracle"),
+     (("--oracle", "--plot", "x.png"), "--plot draws budgeted orders")],
+)  # fmt: skip
+def test_simulate_bad_input_is_one_line_exit_2(
+    bench, tmp_path: Path, monkeypatch, capsys, extra: tuple[str, ...], message: str
+) -> None:
+    assert message in _error(monkeypatch, capsys, _sim_args(bench, tmp_path, *extra))
+
+
+def test_the_oracle_is_not_a_method_for_real_holes(
+    bench, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    args = _fill_args(bench, tmp_path)
+    args[args.index("single")] = "oracle"
+    assert "invalid judge option method" in _error(monkeypatch, capsys, args)
+    assert not (tmp_path / "c.qrels").exists()
+    result = runner.invoke(app, [*_fill_args(bench, tmp_path), "--oracle"])
+    assert result.exit_code == 2 and "No such option" in result.output
