@@ -18,8 +18,9 @@ from pydantic import BaseModel
 from docket.errors import UserError
 from docket.ir.budget import ORDERS, HoleOrder, Key, parse_budget
 from docket.ir.corpus import Corpus
-from docket.ir.evaluate import compare_rankings, evaluate_runs, parse_measures
+from docket.ir.evaluate import RankingComparison, compare_rankings, evaluate_runs, parse_measures
 from docket.ir.fill import build_pairs
+from docket.ir.formats import Qrels, Run
 from docket.ir.holes import pool
 from docket.ir.oracle import BlankCorpus, BlankQueries, OracleJudge
 from docket.ir.provenance import compose_qrels
@@ -126,7 +127,10 @@ def simulate_budget(
     )  # fmt: skip
 
 
-def _drop(original, systems, texts, documents, fraction, seed, depth):  # type: ignore[no-untyped-def]
+def _drop(
+    original: Qrels, systems: Sequence[Run], texts: Mapping[str, str], documents: Corpus,
+    fraction: float, seed: int, depth: int | None,
+) -> tuple[Qrels, dict[Key, int]]:  # fmt: skip
     """Drop among the judged pairs (pooled at ``depth`` when given) the judge can read."""
     if depth is not None:
         pooled = pool(systems, depth, sorted(original))
@@ -151,7 +155,10 @@ def _cumulative(flags: Sequence[int]) -> list[int]:
     return out
 
 
-def _point(order, count, prefix, found, dropped, rel_level, comparison) -> BudgetPoint:  # type: ignore[no-untyped-def]
+def _point(
+    order: str, count: int, prefix: Sequence[Judgment], found: Sequence[int],
+    dropped: Mapping[Key, int], rel_level: int, comparison: RankingComparison,
+) -> BudgetPoint:  # fmt: skip
     relevant = sum(grade >= rel_level for grade in dropped.values())
     recovered = sum(found[:count])
     return BudgetPoint(
