@@ -60,7 +60,9 @@ def verdict(report: BudgetSimulation) -> dict:
     found = {p.order: p.recovered for p in report.points if p.budget == at}
     best = max(("mtf", "bandit"), key=lambda order: found[order])
     ratio = found[best] / found["depth"] if found["depth"] else float("inf")
-    return {"budget": at, "best": best, "recovered": found, "ratio": ratio, "met": ratio >= TARGET}
+    ceiling = min(at, report.relevant) / found["depth"] if found["depth"] else float("inf")
+    return {"budget": at, "best": best, "recovered": found, "ratio": ratio,
+            "ceiling": ceiling, "met": ratio >= TARGET}  # fmt: skip
 
 
 def oracle(seed: int, db: Path) -> BudgetSimulation:
@@ -112,7 +114,8 @@ def main() -> None:
         v = run["verdict"]
         print(
             f"seed {run['seed']}: at {v['budget']} judgments {v['best']} recovers "
-            f"{v['recovered'][v['best']]} vs depth {v['recovered']['depth']}: {v['ratio']:.2f}x"
+            f"{v['recovered'][v['best']]} vs depth {v['recovered']['depth']}: {v['ratio']:.2f}x "
+            f"(a perfect order: {v['ceiling']:.2f}x)"
         )
     mean = out["summary"]["mean_ratio"]
     if mean >= TARGET:

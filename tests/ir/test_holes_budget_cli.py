@@ -131,3 +131,20 @@ def test_the_oracle_is_not_a_method_for_real_holes(
     assert not (tmp_path / "c.qrels").exists()
     result = runner.invoke(app, [*_fill_args(bench, tmp_path), "--oracle"])
     assert result.exit_code == 2 and "No such option" in result.output
+
+
+def test_simulate_budget_with_a_model_judges_each_pair_once_across_orders(
+    bench, tmp_path: Path
+) -> None:
+    out = tmp_path / "m.json"
+    args = _sim_args(bench, tmp_path, "--fraction", "1", "--budget", "100%", "--out", out)
+    args += ["--corpus", str(bench.corpus), "--corpus-index", str(bench.index)]
+    args += ["--queries", str(bench.queries), "--model", MODEL, "--method", "single"]
+    calls = CALLS["n"]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 0, result.output
+    report = json.loads(out.read_text())
+    assert CALLS["n"] - calls == report["dropped"] == 5 == report["calls"]  # 3 orders, 5 calls
+    again = runner.invoke(app, args)
+    assert again.exit_code == 0 and CALLS["n"] - calls == 5  # a rerun replays from the store
+    assert json.loads(out.read_text())["points"] == report["points"]
