@@ -106,6 +106,7 @@ def simulate_command(
             report = simulate_budget(
                 qrels, run_paths(runs, more_runs), queries, corpus, spec, oracle=oracle,
                 budgets=split_list(budget), orders=split_list(order), batch=batch,
+                order_seed=order_seed,
                 on_progress=on_progress, **common,
             )  # fmt: skip
             _finish_budget(report, out_path, plot)

@@ -50,6 +50,7 @@ class BudgetSimulation(BaseModel):
     method: str
     fraction: float
     seed: int
+    order_seed: int
     measure: str
     dropped: int
     relevant: int
@@ -71,6 +72,7 @@ def simulate_budget(
     orders: Sequence[str] = ORDERS,
     fraction: float = 0.3,
     seed: int = 0,
+    order_seed: int = 0,
     depth: int | None = None,
     measure: str = "nDCG@10",
     rel_level: int = 1,
@@ -85,7 +87,8 @@ def simulate_budget(
 
     Only pairs the judge can read (query text and document found) are dropped. With
     ``oracle`` the gold label is the judge (no LLM; queries and corpus may be omitted).
-    Budgets are ``N`` or ``"P%"`` of the dropped pairs.
+    Budgets are ``N`` or ``"P%"`` of the dropped pairs; ``seed`` draws the dropped pairs,
+    ``order_seed`` breaks the orders' ties.
     """
     spec = spec or JobSpec.of()
     judge = OracleJudge() if oracle else judge
@@ -104,7 +107,8 @@ def simulate_budget(
     full = evaluate_runs(original, systems, parsed)
     points, curves, calls = [], {}, 0
     for order in orders:
-        planner = HoleOrder(by_key, systems, kept, order=order, seed=seed, rel_level=rel_level)
+        planner = HoleOrder(by_key, systems, kept, order=order, seed=order_seed,
+                            rel_level=rel_level)  # fmt: skip
         ordered = judge_in_order(
             by_key, planner, counts[-1], spec, job=name, source=_source(qrels), batch=batch,
             on_progress=on_progress, judge=judge,
@@ -121,7 +125,8 @@ def simulate_budget(
             points.append(_point(order, count, prefix, found, dropped, rel_level,
                                  compare_rankings(order, full, refilled, str(parsed[0]))))  # fmt: skip
     return BudgetSimulation(
-        method=method, fraction=fraction, seed=seed, measure=str(parsed[0]),
+        method=method, fraction=fraction, seed=seed, order_seed=order_seed,
+        measure=str(parsed[0]),
         dropped=len(by_key), relevant=sum(dropped[k] >= rel_level for k in by_key),
         budgets=counts, points=points, curves=curves, calls=calls, job=name,
     )  # fmt: skip
