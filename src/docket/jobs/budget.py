@@ -16,7 +16,7 @@ from docket.jobs.result import JobRun
 from docket.jobs.run import Progress, run_job
 from docket.jobs.spec import JobSpec
 from docket.llm.usage import Usage
-from docket.relevance.types import Judge, Judgment, Pair
+from docket.relevance.types import Judge, Pair
 from docket.runner import JobOutcome, StoredResults
 from docket.store import Store
 
@@ -67,7 +67,8 @@ def judge_in_order(
         usage.merge(run.usage)
         failed += run.failed
         queued += run.queued
-        order.update({key: j.label for key, j in _labels(run)})
+        # lean rows (no transcripts) as stored, i.e. the judges' labels before review
+        order.update({(r.qid, r.docid): r.label for r in run.results.summary_rows()})
         if run.error is not None:
             break
     drawn = tuple(order.drawn)
@@ -77,10 +78,6 @@ def judge_in_order(
     results = StoredResults(store, job, frozenset(drawn))
     total = JobRun(job, store, results, _merge(outcomes), queued, failed, usage, len(drawn))
     return OrderedRun(total, drawn)
-
-
-def _labels(run: JobRun) -> list[tuple[Key, Judgment]]:
-    return [((j.qid, j.docid), j) for _, j in run.judgments(reviewed=False)]
 
 
 def _offset(on_progress: Progress | None, done: int, total: int) -> Progress | None:
