@@ -10,6 +10,7 @@ from typing import Annotated
 
 import typer
 
+from docket.cli.budget_flags import BatchOpt, BudgetOpt, OrderOpt, OrderSeedOpt
 from docket.cli.common import console, escape, out, print_failed, resumable
 from docket.cli.ir_common import (
     CorpusOpt,
@@ -30,6 +31,7 @@ from docket.cli.outputs import output_path
 from docket.cli.progress import progress_meter
 from docket.ir.formats import count_judgments, write_qrels
 from docket.ir.provenance import LEVELS, write_provenance
+from docket.jobs.budget import BATCH
 from docket.jobs.holes import HoleFill, fill_holes
 from docket.store.base import display_url
 
@@ -61,6 +63,10 @@ def fill_command(
     ] = "reviewed",
     rel_level: RelLevelOpt = 1,
     grades: GradesOpt = None,
+    budget: BudgetOpt = None,
+    order: OrderOpt = "depth",
+    order_seed: OrderSeedOpt = 0,
+    batch: BatchOpt = BATCH,
     *,
     judging: JudgingFlags,
 ) -> None:
@@ -73,6 +79,7 @@ def fill_command(
             qrels, run_paths(runs, more_runs), queries, corpus, spec, depth=depth, audit=audit,
             limit=limit, level=level, rel_level=rel_level, job=job, on_progress=on_progress,
             grades=parse_grades(grades), topic_field=topic_field, corpus_index=corpus_index,
+            budget=budget, order=order, seed=order_seed, batch=batch,
         )  # fmt: skip
     if filled.run.error is not None:
         console.print(f"[red]stopped early:[/red] {escape(filled.run.error.one_line())}")
@@ -92,6 +99,8 @@ def _print_fill(filled: HoleFill, path: Path, db: str) -> None:
     result, outcome = filled.result, filled.run.outcome
     added = count_judgments(result.completed) - count_judgments(filled.original)
     reused = f", {outcome.skipped} already in the store" if outcome.skipped else ""
+    if filled.budget is not None:
+        out.print(f"budget: {filled.budget} of the holes, drawn in {filled.order} order")
     out.print(
         f"{filled.holes} holes at depth {filled.depth}; judged {outcome.judged} pairs now"
         f"{reused}; {added} labels added to {escape(path)}"
