@@ -9,7 +9,7 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
@@ -18,10 +18,12 @@ from docket.errors import (
     ModelTimeoutError,
     ModelUnavailableError,
     ParseError,
+    ServerBusyError,
     TransientModelError,
     UnreadableReplyError,
 )
 from docket.llm.cache import ResponseCache
+from docket.llm.limit import AdaptiveLimit
 from docket.llm.provider import Provider, create_provider, parse_model_name
 from docket.llm.types import Completion, Message, Request
 from docket.llm.usage import Usage
@@ -74,8 +76,10 @@ class Model:
             ``?max_in_flight=N&timeout=S``, which win over the two arguments below).
         cache: a response cache; None disables caching.
         retry: retry policy for transient failures.
-        max_concurrency: calls in flight to this model (the user's ``max_in_flight``);
-            None keeps the provider's default (64 for served models, 1 for ``local``).
+        max_concurrency: the most calls in flight to this model (the user's
+            ``max_in_flight``); None keeps the provider's default (64 for served models, 1
+            for ``local``). Within it, :class:`~docket.llm.limit.AdaptiveLimit` follows
+            what the server shows (slots it reports, latency, 429/503, timeouts).
         request_timeout_s: seconds one HTTP request may take before it counts as a
             transient failure (providers with a client timeout only).
     """
@@ -101,19 +105,38 @@ class Model:
         self.retry = retry or RetryPolicy()
         self.max_concurrency = max_concurrency or self.provider.max_concurrency
         self.usage = Usage()
-        self._semaphores: dict[int, asyncio.Semaphore] = {}
+        self.limit = AdaptiveLimit(
+            self.max_concurrency, self.name, getattr(provider, "timeout_s", None)
+        )
+        self._probed = False
+        self._probe_task: asyncio.Task[None] | None = None
+        self._probe_loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def name(self) -> str:
         """Canonical model name (stored with every judgment)."""
         return self.provider.name
 
-    def _semaphore(self) -> asyncio.Semaphore:
-        # One semaphore per event loop: sync wrappers may run several loops in turn.
-        loop_id = id(asyncio.get_running_loop())
-        if loop_id not in self._semaphores:
-            self._semaphores[loop_id] = asyncio.Semaphore(self.max_concurrency)
-        return self._semaphores[loop_id]
+    async def _ask_server_once(self) -> None:
+        # Before the first call, once per Model: what the server reports about itself (its
+        # slots, its model ids). Every first call of a loop awaits the same task, so a wrong
+        # model id is refused once, before anything is sent.
+        if self._probed:
+            return
+        probe = getattr(self.provider, "probe", None)
+        if probe is None:
+            self._probed = True
+            return
+        loop = asyncio.get_running_loop()
+        if self._probe_task is None or self._probe_loop is not loop:
+            self._probe_task, self._probe_loop = loop.create_task(self._run_probe(probe)), loop
+        await asyncio.shield(self._probe_task)
+
+    async def _run_probe(self, probe: Callable[[], Awaitable[int | None]]) -> None:
+        slots = await probe()
+        if slots:
+            self.limit.set_capacity(slots)
+        self._probed = True
 
     async def generate(self, request: Request, *, timeout_s: float | None = None) -> Completion:
         """Answer ``request`` from the cache or the provider, retrying transient failures.
@@ -127,8 +150,8 @@ class Model:
             completion = replace(hit, cached=True, retries=0)
             self.usage.add_completion(self.name, completion)
             return completion
-        async with self._semaphore():
-            completion = await self._call_with_retries(request, timeout_s)
+        await self._ask_server_once()
+        completion = await self._call_with_retries(request, timeout_s)
         if self.cache is not None:
             self.cache.put(key, self.name, completion)
         self.usage.add_completion(self.name, completion)
@@ -141,7 +164,7 @@ class Model:
         for attempt in range(self.retry.max_retries + 1):
             started = time.perf_counter()
             try:
-                completion = await self._call_once(request, timeout_s)
+                completion = await self._call_in_slot(request, timeout_s)
             except TransientModelError as exc:
                 if attempt == self.retry.max_retries:
                     self.usage.failures += 1
@@ -161,8 +184,26 @@ class Model:
                 continue
             if not completion.latency_s:
                 completion = replace(completion, latency_s=time.perf_counter() - started)
-            return replace(completion, retries=attempt) if attempt else completion
+            return (
+                replace(completion, retries=completion.retries + attempt) if attempt else completion
+            )
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _call_in_slot(self, request: Request, timeout_s: float | None) -> Completion:
+        # A slot per attempt: a call waiting out its backoff holds none.
+        ticket = await self.limit.acquire()
+        latency: float | None = None
+        overloaded = False
+        try:
+            completion = await self._call_once(request, timeout_s)
+            # The provider's own measure when it has one: its internal waits excluded.
+            latency = completion.latency_s or time.perf_counter() - ticket.started
+            return completion
+        except (ServerBusyError, ModelTimeoutError):
+            overloaded = True
+            raise
+        finally:
+            self.limit.release(ticket, latency=latency, overloaded=overloaded)
 
     async def _call_once(self, request: Request, timeout_s: float | None) -> Completion:
         if timeout_s is None:
