@@ -121,6 +121,9 @@ class RequestRefusedError(ModelError):
 class ModelUnavailableError(ModelError, UserError):
     """The model could not be reached or kept failing after all retries."""
 
+    attempts: int = 1
+    """HTTP requests the call sent before giving up (set by ``llm.Model``)."""
+
 
 class UnreadableReplyError(ModelUnavailableError):
     """Every attempt of a call got a malformed reply.

@@ -155,3 +155,41 @@ async def test_a_refused_json_schema_form_is_switched_once_with_one_line(caplog)
     [line] = [r.getMessage() for r in caplog.records]
     assert "json_object" in line and "\n" not in line
     assert sum(c.retries for c in completions) == model.usage.retries == 1  # 17 requests
+
+
+async def test_retry_warnings_against_a_dead_server_are_one_line_per_interval(caplog) -> None:  # type: ignore[no-untyped-def]
+    import socket
+
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    model = Model(
+        f"openai-compatible:http://127.0.0.1:{port}/v1#m",
+        retry=RetryPolicy(max_retries=3, base_delay_s=0.01, max_delay_s=0.02),
+    )
+    with caplog.at_level(logging.WARNING, logger="docket.llm.model"):
+        results = await asyncio.gather(*(model.generate(ask(f"q{i}")) for i in range(20)),
+                                       return_exceptions=True)  # fmt: skip
+    assert all(isinstance(r, ModelUnavailableError) for r in results)
+    assert model.usage.retries == 60 and model.usage.failures == 20
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 1 and "transient failure (ClientConnectorError" in lines[0]
+
+
+def test_retry_log_counts_failures_by_kind_between_lines(caplog) -> None:  # type: ignore[no-untyped-def]
+    from docket.errors import ServerBusyError, TransientModelError
+    from docket.llm.retry_log import RetryLog
+
+    retry_log = RetryLog("m", interval_s=0.0)
+    with caplog.at_level(logging.WARNING, logger="docket.llm.model"):
+        retry_log.failed(ServerBusyError("HTTP 503: loading"), 0.5)
+        retry_log.interval_s = 3600
+        for _ in range(4):
+            retry_log.failed(ServerBusyError("HTTP 503: loading"), 0.5)
+        retry_log.failed(TransientModelError("ClientOSError: reset"), 0.5)
+        retry_log.interval_s = 0.0
+        retry_log.failed(ServerBusyError("HTTP 429: slow down"), 0.5)
+    first, second = (r.getMessage() for r in caplog.records)
+    assert first == "m: transient failure (HTTP 503: loading); retry in 0.5s"
+    assert second.startswith("m: 6 transient failures in ")
+    assert second.endswith("(HTTP 503 x4, ClientOSError x1, HTTP 429 x1); retrying")

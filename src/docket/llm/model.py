@@ -6,7 +6,6 @@ Engines only ever talk to :class:`Model`; providers stay thin.
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
@@ -18,6 +17,7 @@ from docket.errors import (
     ModelTimeoutError,
     ModelUnavailableError,
     ParseError,
+    RequestRefusedError,
     ServerBusyError,
     TransientModelError,
     UnreadableReplyError,
@@ -25,10 +25,10 @@ from docket.errors import (
 from docket.llm.cache import ResponseCache
 from docket.llm.limit import AdaptiveLimit
 from docket.llm.provider import Provider, create_provider, parse_model_name
+from docket.llm.retry_log import RetryLog
 from docket.llm.types import Completion, Message, Request
 from docket.llm.usage import Usage
 
-log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 REASK_TEMPLATE = (
@@ -48,6 +48,9 @@ class Parsed(Generic[T]):
     raw: tuple[str, ...]
     completions: tuple[Completion, ...]
     error: str = ""
+    failed_attempts: tuple[int, ...] = ()
+    """HTTP requests of each call that got no usable answer (every retry malformed): the
+    server saw them, so a judgment's usage counts them (one failure plus retries each)."""
 
     @property
     def ok(self) -> bool:
@@ -108,6 +111,7 @@ class Model:
         self.limit = AdaptiveLimit(
             self.max_concurrency, self.name, getattr(provider, "timeout_s", None)
         )
+        self.retry_log = RetryLog(self.name)
         self._probed = False
         self._probe_task: asyncio.Task[None] | None = None
         self._probe_loop: asyncio.AbstractEventLoop | None = None
@@ -160,11 +164,17 @@ class Model:
     async def _call_with_retries(self, request: Request, timeout_s: float | None) -> Completion:
         # Retries are counted on the completion (so each judgment's usage records them) and
         # reach ``self.usage`` through add_completion; a call that finally fails adds its
-        # retries here, since no completion carries them.
+        # retries and one failure here, since no completion carries them, and its error
+        # carries its attempts (so the judgment that records it counts them too).
         for attempt in range(self.retry.max_retries + 1):
             started = time.perf_counter()
             try:
                 completion = await self._call_in_slot(request, timeout_s)
+            except (ModelTimeoutError, RequestRefusedError, ModelUnavailableError):
+                # Not retried: the server still saw this call's requests.
+                self.usage.failures += 1
+                self.usage.retries += attempt
+                raise
             except TransientModelError as exc:
                 if attempt == self.retry.max_retries:
                     self.usage.failures += 1
@@ -174,12 +184,14 @@ class Model:
                         if isinstance(exc, MalformedReplyError)
                         else ModelUnavailableError
                     )
-                    raise error(
+                    failed = error(
                         f"model '{self.name}' failed after {attempt + 1} attempts: {exc}",
                         hint="check that the server is running and reachable, or retry later",
-                    ) from exc
+                    )
+                    failed.attempts = attempt + 1
+                    raise failed from exc
                 delay = self.retry.delay(attempt)
-                log.warning("%s: transient failure (%s); retry in %.1fs", self.name, exc, delay)
+                self.retry_log.failed(exc, delay)
                 await asyncio.sleep(delay)
                 continue
             if not completion.latency_s:
@@ -211,7 +223,6 @@ class Model:
         try:
             return await asyncio.wait_for(self.provider.generate(request), timeout_s)
         except TimeoutError as exc:
-            self.usage.failures += 1
             raise ModelTimeoutError(
                 f"model '{self.name}' did not answer within {timeout_s:g} s"
             ) from exc
@@ -230,7 +241,8 @@ class Model:
             first = await self.generate(request, timeout_s=timeout_s)
         except UnreadableReplyError as exc:
             self.usage.parse_failures += 1
-            return Parsed(None, (f"(unreadable reply: {exc.message})",), (), error=exc.message)
+            raw = (f"(unreadable reply: {exc.message})",)
+            return Parsed(None, raw, (), error=exc.message, failed_attempts=(exc.attempts,))
         try:
             return Parsed(parse(first.text), (first.text,), (first,))
         except (ParseError, ValueError) as exc:
@@ -249,7 +261,7 @@ class Model:
         except UnreadableReplyError as exc:
             self.usage.parse_failures += 1
             raw = (first.text, f"(unreadable reply: {exc.message})")
-            return Parsed(None, raw, (first,), error=exc.message)
+            return Parsed(None, raw, (first,), error=exc.message, failed_attempts=(exc.attempts,))
         try:
             return Parsed(parse(second.text), (first.text, second.text), (first, second))
         except (ParseError, ValueError) as exc:
