@@ -39,7 +39,6 @@ from docket.errors import (
     ServerBusyError,
     TransientModelError,
 )
-from docket.llm.provider import register_provider
 from docket.llm.server_info import ask_server
 from docket.llm.types import Completion, Request, TokenLogprob
 
@@ -293,7 +292,8 @@ def _logprobs(choice: dict[str, Any]) -> tuple[TokenLogprob, ...]:
     )
 
 
-def _create_openai(model: str) -> OpenAICompatibleProvider:
+def create_openai(model: str) -> OpenAICompatibleProvider:
+    """The provider of ``openai:<model>`` (entry point ``openai``)."""
     if not model:
         raise ConfigError(
             "model name missing", hint="write it as openai:<model>, e.g. openai:gpt-4o-mini"
@@ -307,7 +307,8 @@ def _create_openai(model: str) -> OpenAICompatibleProvider:
     return OpenAICompatibleProvider(name=f"openai:{model}", model=model, base_url=base, api_key=key)
 
 
-def _create_compatible(rest: str) -> OpenAICompatibleProvider:
+def create_compatible(rest: str) -> OpenAICompatibleProvider:
+    """The provider of ``openai-compatible:<base_url>#<model>`` (entry point of that name)."""
     base_url, sep, model = rest.partition("#")
     if not sep or not model or not base_url.startswith(("http://", "https://")):
         raise ConfigError(
@@ -321,7 +322,3 @@ def _create_compatible(rest: str) -> OpenAICompatibleProvider:
         api_key=os.environ.get("DOCKET_API_KEY") or os.environ.get("OPENAI_API_KEY"),
         ask_server=True,
     )
-
-
-register_provider("openai", _create_openai)
-register_provider("openai-compatible", _create_compatible)
