@@ -193,3 +193,19 @@ def test_retry_log_counts_failures_by_kind_between_lines(caplog) -> None:  # typ
     assert first == "m: transient failure (HTTP 503: loading); retry in 0.5s"
     assert second.startswith("m: 6 transient failures in ")
     assert second.endswith("(HTTP 503 x4, ClientOSError x1, HTTP 429 x1); retrying")
+
+
+def test_judge_refuses_a_model_id_the_server_does_not_list_in_one_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from typer.testing import CliRunner
+
+    from docket.cli.main import app
+
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(json.dumps({"qid": "q", "query": "egg", "docid": "d", "text": "Egg."}) + "\n")
+    listed = {"data": [{"id": "qwen"}]}
+    with serve(lambda _body: "ok", gets={"/v1/models": Reply(200, listed)}) as server:
+        args = ["judge", str(pairs), "--method", "single", "--model", server.model("qwn")]
+        result = CliRunner().invoke(app, [*args, "--db", str(tmp_path / "d.db"), "--cache", "off"])
+    assert result.exit_code == 2 and server.requests == []
+    [line] = [line for line in result.output.splitlines() if "qwn" in line]
+    assert "serves qwen, not 'qwn'" in line and "Traceback" not in result.output
