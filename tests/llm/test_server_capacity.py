@@ -196,16 +196,19 @@ def test_retry_log_counts_failures_by_kind_between_lines(caplog) -> None:  # typ
 
 
 def test_judge_refuses_a_model_id_the_server_does_not_list_in_one_line(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    from typer.testing import CliRunner
-
-    from docket.cli.main import app
+    import subprocess
+    import sys
 
     pairs = tmp_path / "pairs.jsonl"
     pairs.write_text(json.dumps({"qid": "q", "query": "egg", "docid": "d", "text": "Egg."}) + "\n")
     listed = {"data": [{"id": "qwen"}]}
     with serve(lambda _body: "ok", gets={"/v1/models": Reply(200, listed)}) as server:
         args = ["judge", str(pairs), "--method", "single", "--model", server.model("qwn")]
-        result = CliRunner().invoke(app, [*args, "--db", str(tmp_path / "d.db"), "--cache", "off"])
-    assert result.exit_code == 2 and server.requests == []
-    [line] = [line for line in result.output.splitlines() if "qwn" in line]
-    assert "serves qwen, not 'qwn'" in line and "Traceback" not in result.output
+        args += ["--db", str(tmp_path / "d.db"), "--cache", "off"]
+        done = subprocess.run(
+            [sys.executable, "-m", "docket", *args], capture_output=True, text=True, timeout=120
+        )
+    assert done.returncode == 2 and server.requests == []
+    [line] = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
+    assert "serves qwen, not 'qwn'" in line and "#qwen" in line
+    assert "Traceback" not in done.stderr and "WARNING" not in done.stderr
