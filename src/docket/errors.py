@@ -20,7 +20,9 @@ Every error docket raises on purpose derives from :class:`DocketError`::
     │                             unparsed (the pair is escalated), the job goes on
     ├── ModelError                an LLM call failed
     │   ├── TransientModelError   rate limit, 5xx, timeout, connection: retried by ``llm.Model``
-    │   │   └── MalformedReplyError a 200 reply that is no chat completion (HTML page, bad JSON)
+    │   │   ├── MalformedReplyError a 200 reply that is no chat completion (HTML page, bad JSON)
+    │   │   └── ServerBusyError   HTTP 429/503 or no answer within the client timeout: also
+    │   │                         lowers the calls in flight (``llm.limit``)
     │   ├── ModelTimeoutError     a call ran past the caller's per-call deadline (not retried)
     │   ├── RequestRefusedError   the server refused this one request (HTTP 400, 413, 422):
     │   │                         the pair fails, the job goes on
@@ -118,6 +120,10 @@ class MalformedReplyError(TransientModelError):
     """A 200 reply that is not a chat completion (invalid JSON, an HTML page, no choices)."""
 
 
+class ServerBusyError(TransientModelError):
+    """The server is overloaded (HTTP 429, 503, a client timeout): retried, and fewer calls go at once."""
+
+
 class ModelTimeoutError(ModelError):
     """A call exceeded the per-call deadline its caller set (time waiting for a slot excluded)."""
 
@@ -132,6 +138,9 @@ class RequestRefusedError(ModelError):
 
 class ModelUnavailableError(ModelError, UserError):
     """The model could not be reached or kept failing after all retries."""
+
+    attempts: int = 1
+    """HTTP requests the call sent before giving up (set by ``llm.Model``)."""
 
 
 class UnreadableReplyError(ModelUnavailableError):

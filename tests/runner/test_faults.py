@@ -106,3 +106,33 @@ def test_malformed_replies_are_retried_then_escalated_never_a_traceback(
     assert "unreadable reply" in json.dumps(records["d2"].transcript)
     assert records["d3"].usage["retries"] == 1 and records["d3"].decided_by == "consensus"
     assert records["d1"].usage["retries"] == 0
+
+
+def test_stored_usage_and_the_summary_count_every_request_the_server_saw(
+    tmp_path: Path,
+) -> None:
+    # d2: every reply malformed (its calls exhaust their retries, the pair is escalated);
+    # d3: one 503 then answers; d1, d4: answered at once.
+    seen: dict[str, int] = {}
+
+    def script(body: dict) -> Reply | str:
+        key = next(d for d, t in TEXTS.items() if t in user_text(body))
+        seen[key] = seen.get(key, 0) + 1
+        if key == "d2":
+            return Reply(200, "<html>502 Bad Gateway</html>", "text/html")
+        if key == "d3" and seen[key] == 1:
+            return Reply(503, {"error": {"message": "loading"}})
+        return GOOD
+
+    db = tmp_path / "u.db"
+    with serve(script) as server:
+        result = _judge(db, _pairs(tmp_path, TEXTS), server.model(), "--max-retries", "2")
+    assert result.exit_code == 0, result.output
+    with open_store(db).session() as session:
+        stored = [r.usage for r in load_judgments(session, "j")]
+    requests = sum(u["calls"] + u["retries"] + u["failures"] for u in stored)
+    assert requests == len(server.requests) == sum(seen.values())
+    assert sum(u["failures"] for u in stored) == 1  # d2's one call that gave up
+    summary = next(line for line in result.output.splitlines() if "LLM requests:" in line)
+    assert summary.startswith(f"{len(server.requests)} LLM requests: 3 answered, ")
+    assert "calls failed" in summary and summary.endswith("1 calls failed")
