@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -14,6 +14,9 @@ from rich.table import Table
 from docket.config import Settings
 from docket.llm.pool import ModelPool
 from docket.store.base import display_url
+
+if TYPE_CHECKING:
+    from docket.jobs.result import JobRun
 
 console = Console(stderr=True)
 out = Console()
@@ -51,6 +54,34 @@ def resumable(db: str) -> Iterator[None]:
             soft_wrap=True,
         )
         raise typer.Exit(130) from None
+
+
+EXIT_FAILED = 3
+"""Exit code of a judging command when pairs failed (a server refused them)."""
+EXIT_INCOMPLETE = 4
+"""Exit code of a judging command that left pairs to other live workers."""
+
+
+def finish_run(runs: Iterable[JobRun], allow_failed: bool = False) -> None:
+    """Exit as the job's state says: stopped (2), incomplete (4), failed pairs (3), else 0.
+
+    A model that stayed unavailable raises its one-line error (exit 2). Pairs held by
+    other live workers leave the job incomplete; pairs a server refused fail the command
+    unless ``allow_failed``.
+    """
+    runs = list(runs)
+    for run in runs:
+        run.raise_for_error()
+    busy = sum(run.outcome.busy for run in runs)
+    if busy:
+        console.print(
+            f"[yellow]incomplete[/yellow]: {busy} pairs are still held by other workers; "
+            "run the same command again when they stop",
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
+    if any(run.failed for run in runs) and not allow_failed:
+        raise typer.Exit(EXIT_FAILED)
 
 
 def print_failed(failed: list[tuple[str, str, str]], busy: int, limit: int = 20) -> None:

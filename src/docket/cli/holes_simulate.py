@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from docket.cli.common import console, escape, out, print_failed, resumable
+from docket.cli.common import console, escape, finish_run, out, print_failed, resumable
 from docket.cli.ir_common import (
     CorpusOpt,
     GradesOpt,
@@ -77,6 +77,7 @@ def simulate_command(
         write_json(simulation.report.model_dump(mode="json"), out_path)
     _print_simulation(simulation.report, run.job)
     print_failed(run.failed, run.outcome.busy)
+    finish_run([run], judging.allow_failed)
 
 
 def _print_simulation(report: SimulationReport, job: str) -> None:

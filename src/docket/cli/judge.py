@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from docket.cli.common import out, print_failed, resumable
+from docket.cli.common import finish_run, out, print_failed, resumable
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
 from docket.cli.progress import progress_meter
 from docket.cli.summary import RunReport, print_summary
@@ -40,4 +40,4 @@ def judge(
     if report.usage.retries:
         out.print(f"{report.usage.retries} LLM calls were retried after transient failures")
     print_failed(run.failed, run.outcome.busy)
-    run.raise_for_error()
+    finish_run([run], judging.allow_failed)
