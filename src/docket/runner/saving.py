@@ -18,6 +18,7 @@ from docket.errors import ModelUnavailableError
 from docket.relevance.types import Judgment, Pair
 from docket.runner.batches import Key, Tally
 from docket.store.base import Store
+from docket.store.claims import done_among, fail_unfinished
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,26 @@ class SavingExecutor(Protocol):
         Raises the :class:`ModelUnavailableError` that stopped a batch, after yielding it.
         """
         ...
+
+
+def fail_batch(
+    store: Store, shared: SharedJob, chunk: list[Pair], number: int, reason: str
+) -> BatchReport:
+    """The report of batch ``number`` whose worker died on every attempt.
+
+    Its pairs that are neither judged nor held by another worker are stored as failed with
+    ``reason`` (``--retry-failed`` judges them again); pairs an attempt saved before it
+    died count as judged by this run.
+    """
+    owner, keys = shared.batch_owner(number), [pair.key for pair in chunk]
+    with store.session() as session:
+        done = done_among(session, shared.job, keys)
+        mine = done_among(session, shared.job, list(done), owner) if done else set()
+        failed = fail_unfinished(session, shared.job, [k for k in keys if k not in done],
+                                 owner, reason)  # fmt: skip
+    busy = len(keys) - len(done) - len(failed)
+    finished = [key for key in keys if key in mine] + failed
+    return BatchReport(len(mine), len(failed), len(done) - len(mine), busy, None, finished, {})
 
 
 async def judge_elsewhere(

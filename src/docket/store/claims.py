@@ -186,6 +186,32 @@ def mark_failed(session: Session, job: str, failures: Sequence[tuple[Key, str]])
         claim_row.attempts = (claim_row.attempts or 0) + 1
 
 
+def fail_unfinished(
+    session: Session, job: str, keys: Sequence[Key], owner: str, reason: str
+) -> list[Key]:
+    """Record ``reason`` as the failure of each of ``keys`` that no one else holds or judged.
+
+    A pair fails if it has no claim, an expired lease, or a live lease of ``owner`` (a batch
+    that could not finish); judged pairs and other live workers' pairs are left alone.
+    Returns the keys now failed.
+    """
+    if not keys:
+        return []
+    rows = session.execute(
+        select(PairClaim.qid, PairClaim.docid, PairClaim.owner, PairClaim.expires_at,
+               PairClaim.failed).where(PairClaim.job == job, _in(keys))
+    ).all()  # fmt: skip
+    now, claimed = time.time(), {(q, d): (o, e, f) for q, d, o, e, f in rows}
+    failing = []
+    for key in keys:
+        held_by, expires_at, failed = claimed.get(key, (None, None, None))
+        free = key not in claimed or failed is not None or (expires_at or 0) < now
+        if free or (held_by == owner and (expires_at or 0) < DONE):
+            failing.append(key)
+    mark_failed(session, job, [(key, reason) for key in failing])
+    return failing
+
+
 def failed_pairs(session: Session, job: str) -> list[tuple[str, str, str]]:
     """``(qid, docid, reason)`` of every failed pair of ``job``, in key order."""
     rows = session.execute(
