@@ -120,3 +120,30 @@ def test_the_leases_of_a_live_process_on_this_host_wait(db_url: str) -> None:
     judge = KeywordJudge()
     outcome = asyncio.run(run_judge_job(store, "j", PAIRS, judge, concurrency=4))
     assert "d1" not in judge.calls and outcome.busy == 1
+
+
+def test_an_escalation_is_queued_in_the_transaction_that_saves_it(db_url: str) -> None:
+    from docket.review.models import ReviewTask
+
+    store = _store_with_job(db_url)
+
+    class SlowJudge(KeywordJudge):
+        async def judge(self, pair):  # type: ignore[no-untyped-def]
+            if pair.docid == "d3":
+                await asyncio.sleep(30)
+            return await super().judge(pair)
+
+    async def run_then_cancel() -> None:
+        judge = SlowJudge(escalate={"d1", "d4"})
+        task = asyncio.create_task(run_judge_job(store, "j", PAIRS, judge, concurrency=4))
+        await asyncio.sleep(0.5)
+        task.cancel()  # as Ctrl-C does: the run never reaches its end
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(run_then_cancel())
+    with store.session() as session:
+        escalated = {r.docid for r in load_judgments(session, "j") if r.decided_by == "escalated"}
+        tasks = {t.item_key for t in session.query(ReviewTask).filter_by(job="j")}
+    assert escalated == {"d1", "d4"}
+    assert tasks == {"q1\td1", "q2\td4"}  # every saved escalation already has its review task

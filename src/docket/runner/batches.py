@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from sqlalchemy.orm import Session
 
 from docket.relevance.types import Judgment, Pair
+from docket.runner.escalate import queue_escalated
 from docket.runner.records import add_judgments
 from docket.store.base import Store
 from docket.store.claims import (
@@ -159,12 +160,18 @@ class Claimer:
 
 @dataclass
 class Writer:
-    """Buffers finished pairs and commits them in batches, dropping their claims."""
+    """Buffers finished pairs and commits them in batches, dropping their claims.
+
+    With ``reviews`` set, escalated judgments are queued for that many reviewers in the
+    transaction that saves them (methods without a batch step; the others queue after
+    it).
+    """
 
     store: Store
     job: str
     owner: str
     batch: int
+    reviews: int | None = None
     results: list[tuple[Pair, Judgment]] = field(default_factory=list)
     failures: list[tuple[Key, str]] = field(default_factory=list)
     last_flush: float = field(default_factory=time.monotonic)
@@ -190,3 +197,5 @@ class Writer:
             add_judgments(session, self.job, results)
             mark_done(session, self.job, [pair.key for pair, _ in results], self.owner)
             mark_failed(session, self.job, failures)
+            if self.reviews is not None:
+                queue_escalated(session, self.job, results, self.reviews)

@@ -106,6 +106,7 @@ class JudgeWorker:
             self.stores[url], shared.job, pairs, self.judge, concurrency=len(pairs),
             owner=shared.batch_owner(number), retry_failed=shared.retry_failed,
             lease_s=shared.lease_s, filtered=True, on_result=on_result,
+            required_reviews=shared.reviews,
         )  # fmt: skip
         usage = sum_usage(j.usage for j in judgments)
         return BatchReport(

@@ -31,12 +31,14 @@ class SharedJob:
             batch that Ray runs again (its worker died) takes back its own leases at once.
         retry_failed: claim pairs that failed in earlier runs too.
         lease_s: seconds a claim holds without renewal.
+        reviews: reviewers per escalated pair, queued when the judgment is saved.
     """
 
     job: str
     owner: str
     retry_failed: bool
     lease_s: float
+    reviews: int = 1
 
     def batch_owner(self, number: int) -> str:
         """The claim owner of batch ``number`` (the same on every attempt of the batch)."""
