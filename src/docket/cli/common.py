@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -42,18 +44,53 @@ def model_factory(settings: Settings) -> ModelPool:
     return ModelPool(settings)
 
 
+EXIT_INTERRUPTED = 130
+"""Exit code after Ctrl-C (SIGINT), as shells report it."""
+EXIT_TERMINATED = 143
+"""Exit code after SIGTERM (what schedulers and ``kill`` send), as shells report it."""
+
+
 @contextmanager
 def resumable(db: str) -> Iterator[None]:
-    """Turn Ctrl-C into a one-line note that finished work is kept, and exit code 130."""
+    """Turn Ctrl-C or SIGTERM into a note that finished work is kept; exit 130 or 143.
+
+    SIGTERM is handled as SIGINT is: the run stops at the next await, the batch being
+    saved is committed (with its review tasks) and the leases are freed, so the same
+    command resumes at once.
+    """
+    terminated: list[int] = []
+    previous = _stop_on_sigterm(terminated)
     try:
         yield
     except KeyboardInterrupt:
+        what = "terminated (SIGTERM)" if terminated else "interrupted"
         console.print(
-            f"[yellow]interrupted[/yellow]: every finished pair is saved in {escape(display_url(db))}; "
-            "run the same command again to resume",
+            f"[yellow]{what}[/yellow]: every finished pair is saved in "
+            f"{escape(display_url(db))}; run the same command again to resume",
             soft_wrap=True,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_on_sigterm(terminated: list[int]) -> Any:
+    """Make SIGTERM raise SIGINT (noting it in ``terminated``); return the old handler.
+
+    Raising SIGINT reuses everything Ctrl-C does: asyncio cancels the running job so its
+    ``finally`` blocks save and release, and outside asyncio Python raises
+    KeyboardInterrupt. Signals can be handled in the main thread only.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def on_sigterm(signum: int, _frame: Any) -> None:
+        terminated.append(signum)
+        signal.raise_signal(signal.SIGINT)
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    return signal.SIG_DFL if previous is None else previous  # None: set outside Python
 
 
 EXIT_FAILED = 3
