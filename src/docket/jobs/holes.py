@@ -103,7 +103,9 @@ def fill_holes(
         spec: how to judge (default: DREAM on the default model, see :meth:`JobSpec.of`).
         depth: pooling depth k.
         audit: also judge the pooled pairs that are already judged.
-        limit: judge at most this many pairs.
+        limit: judge at most this many pairs: the best-ranked holes first, interleaved
+            across queries (:meth:`~docket.ir.holes.HoleReport.by_pool_rank`), then the
+            audited pairs.
         level: labels in the completed qrels: ``original``, ``automatic`` or ``reviewed``.
         rel_level: grade from which a document counts as relevant.
         job: job name (default ``holes-<qrels stem>-<method>``).
@@ -112,7 +114,8 @@ def fill_holes(
     spec = spec or JobSpec.of()
     original, systems, texts, documents = load_ir_inputs(qrels, runs, queries, corpus, **inputs)
     holes = find_holes(original, systems, depth)
-    keys = holes.hole_keys + (_pooled_judged(original, systems, depth) if audit else [])
+    ranked = [(hole.qid, hole.docid) for hole in holes.by_pool_rank()]  # what --limit keeps
+    keys = ranked + (_pooled_judged(original, systems, depth) if audit else [])
     pairs = build_pairs(keys[:limit] if limit else keys, texts, documents, original, rel_level)
     name = job or f"holes-{_stem(qrels)}-{judge.method if judge else spec.method}"
     run = run_job(pairs.pairs, spec, job=name, source=_source(qrels), on_progress=on_progress,
