@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 
 from docket.cli.budget_flags import BatchOpt, OrderSeedOpt
-from docket.cli.common import console, escape, out, print_failed, resumable
+from docket.cli.common import console, escape, finish_run, out, print_failed, resumable
 from docket.cli.holes_budget import print_budget, split_list
 from docket.cli.ir_common import (
     GradesOpt,
@@ -125,6 +125,7 @@ def simulate_command(
         write_json(simulation.report.model_dump(mode="json"), out_path)
     _print_simulation(simulation.report, run.job)
     print_failed(run.failed, run.outcome.busy)
+    finish_run([run], judging.allow_failed)
 
 
 def _finish_budget(report: BudgetSimulation, out_path: Path | None, plot: Path | None) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from docket.cli.common import out, print_failed, resumable
+from docket.cli.common import finish_run, out, print_failed, resumable
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
 from docket.cli.progress import progress_meter
 from docket.cli.summary import RunReport, print_summary
@@ -42,4 +42,4 @@ def judge(
         out.print(f"{usage.requests} LLM requests: {usage.calls} answered, {usage.retries} "
                   f"retries after transient failures, {usage.failures} calls failed")  # fmt: skip
     print_failed(run.failed, run.outcome.busy)
-    run.raise_for_error()
+    finish_run([run], judging.allow_failed)

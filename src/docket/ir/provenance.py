@@ -22,8 +22,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from docket.errors import UserError
-from docket.ir.formats import Qrels
+from docket.errors import InputError, UserError
+from docket.ir.formats import Qrels, write_atomically
 from docket.reading import numbered_lines, validation_error
 from docket.relevance.types import Judgment
 
@@ -158,10 +158,8 @@ def audit_disagreements(
 
 
 def write_provenance(records: Iterable[ProvenanceRecord], path: str | Path) -> None:
-    """Write records as JSONL."""
-    with Path(path).open("w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(record.model_dump_json() + "\n")
+    """Write records as JSONL, atomically (never a half-written file)."""
+    write_atomically(Path(path), (record.model_dump_json() + "\n" for record in records))
 
 
 def read_provenance(path: str | Path) -> list[ProvenanceRecord]:

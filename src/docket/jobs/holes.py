@@ -114,7 +114,9 @@ def fill_holes(
         spec: how to judge (default: DREAM on the default model, see :meth:`JobSpec.of`).
         depth: pooling depth k.
         audit: also judge the pooled pairs that are already judged.
-        limit: judge at most this many pairs.
+        limit: judge at most this many pairs: the best-ranked holes first, interleaved
+            across queries (:meth:`~docket.ir.holes.HoleReport.by_pool_rank`), then the
+            audited pairs.
         level: labels in the completed qrels: ``original``, ``automatic`` or ``reviewed``.
         rel_level: grade from which a document counts as relevant.
         job: job name (default ``holes-<qrels stem>-<method>``).
@@ -141,7 +143,8 @@ def fill_holes(
         run = judge_in_order(by_key, planner, count, spec, job=name, source=_source(qrels),
                              batch=batch, on_progress=on_progress, judge=judge).run  # fmt: skip
     else:
-        keys = holes.hole_keys + (_pooled_judged(original, systems, depth) if audit else [])
+        ranked = [(hole.qid, hole.docid) for hole in holes.by_pool_rank()]  # what --limit keeps
+        keys = ranked + (_pooled_judged(original, systems, depth) if audit else [])
         pairs = build_pairs(keys[:limit] if limit else keys, texts, documents, original, rel_level)
         run = run_job(pairs.pairs, spec, job=name, source=_source(qrels),
                       on_progress=on_progress, judge=judge)  # fmt: skip
