@@ -22,7 +22,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from docket.errors import InputError, UserError
+from docket.errors import UserError
 from docket.ir.formats import Qrels, write_atomically
 from docket.reading import numbered_lines, validation_error
 from docket.relevance.types import Judgment
