@@ -23,7 +23,7 @@ from typing import Any
 
 from docket.config import CONFIG_FILE
 from docket.errors import ConfigError
-from docket.llm.provider import _FACTORIES, _ensure_builtin_providers, parse_model_name
+from docket.llm.provider import _FACTORIES, parse_model_name, provider_specs
 from docket.llm.usage import DEFAULT_PRICES, PRICES_DATE, Price
 
 FIELDS = ("input", "cached_input", "output")
@@ -88,12 +88,12 @@ def check_price(where: str, value: Any) -> float:
 
 def check_known_model(model: str, where: str) -> None:
     """Refuse a price for a model name no provider answers to (a typo would price nothing)."""
-    _ensure_builtin_providers()
     prefix = parse_model_name(model).name.partition(":")[0]
-    if prefix not in _FACTORIES:
+    known = {*provider_specs(), *_FACTORIES}
+    if prefix not in known:
         raise ConfigError(
             f"{where}: unknown model '{model}'",
-            hint=f"name it as docket does, with one of the prefixes {', '.join(sorted(_FACTORIES))}",
+            hint=f"name it as docket does, with one of the prefixes {', '.join(sorted(known))}",
         )
 
 
