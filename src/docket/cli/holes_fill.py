@@ -55,7 +55,6 @@ def fill_command(
     job: Annotated[
         str | None, typer.Option(help="job name (default: holes-<qrels>-<method>)")
     ] = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="judge at most this many pairs")] = None,
     level: Annotated[
         str, typer.Option(help="labels in --out-qrels: original|automatic|reviewed")
     ] = "reviewed",
@@ -71,7 +70,7 @@ def fill_command(
     with resumable(spec.settings.db), progress_meter("judging") as on_progress:
         filled = fill_holes(
             qrels, run_paths(runs, more_runs), queries, corpus, spec, depth=depth, audit=audit,
-            limit=limit, level=level, rel_level=rel_level, job=job, on_progress=on_progress,
+            limit=spec.limit, level=level, rel_level=rel_level, job=job, on_progress=on_progress,
             grades=parse_grades(grades), topic_field=topic_field, corpus_index=corpus_index,
         )  # fmt: skip
     if filled.run.error is not None:

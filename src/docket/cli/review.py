@@ -192,6 +192,31 @@ def stats(
     Console().print(_stats_table(data))
 
 
+@app.command()
+def tasks(
+    db: DbOption = None,
+    job: JobOption = None,
+    status: Annotated[str, typer.Option(help="open | done | closed | all")] = "all",
+    limit: Annotated[int | None, typer.Option(min=1, help="at most N tasks (first by id)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON lines")] = False,
+) -> None:
+    """List review tasks by id: job, item, status and reviews done / required."""
+    from docket.review.tasks import list_tasks
+
+    with _store(db).session() as session:
+        rows = list_tasks(session, job=job, status=status, limit=limit)
+    if as_json:
+        for row in rows:
+            _print(json.dumps(row))
+        return
+    table = Table("id", "job", "item", "status", "reviews", title=f"{len(rows)} review tasks")
+    for row in rows:
+        item = row["title"] or row["item"]
+        reviews = f"{row['reviews']}/{row['required_reviews']}"
+        table.add_row(str(row["id"]), row["job"], item, row["status"], reviews)
+    Console().print(table)
+
+
 def _fmt(value: Any) -> str:
     return "–" if value is None else str(value)
 

@@ -10,7 +10,7 @@ and :func:`compare_methods` build on it, and so does every judging command.
 """
 
 from docket.jobs.holes import HoleFill, HoleSimulation, fill_holes, simulate_holes
-from docket.jobs.inputs import JobInput, job_input
+from docket.jobs.inputs import JobInput, job_input, select_input
 from docket.jobs.methods import MethodComparison, compare_methods
 from docket.jobs.result import FRAME_COLUMNS, JobRun
 from docket.jobs.run import run_job
@@ -28,6 +28,7 @@ __all__ = [
     "compare_methods",
     "fill_holes",
     "job_input",
+    "select_input",
     "run_job",
     "simulate_holes",
 ]

@@ -66,7 +66,7 @@ def run_job(
             f"give either a JobSpec or keyword options, not both ({', '.join(sorted(values))})"
         )
     spec = spec or JobSpec.of(**values)
-    loaded = job_input(pairs)
+    loaded = spec.select(job_input(pairs))
     if loaded.duplicates:
         log.warning("%s: %d duplicate pairs judged once", loaded.source, loaded.duplicates)
     name = job or f"{loaded.stem}-{spec.method}"
