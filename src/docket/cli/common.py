@@ -34,6 +34,15 @@ def id_column(table: Table, heading: str, values: Iterable[object] = (), **kwarg
     table.add_column(heading, no_wrap=True, min_width=width, overflow="fold", **kwargs)
 
 
+def value_column(table: Table, heading: str, values: Iterable[object] = (), **kwargs: Any) -> None:
+    """Add a column whose values (labels, counts) are never cut: its minimum width is its
+    longest word (heading included), and a cell that still does not fit folds rather than
+    ending in "…"."""
+    words = [w for v in (heading, *values) for w in str(v).split()]
+    width = max([1, *(len(w) for w in words)])
+    table.add_column(heading, min_width=width, overflow="fold", **kwargs)
+
+
 def model_factory(settings: Settings) -> ModelPool:
     """The model pool for ``settings`` (see :class:`docket.llm.pool.ModelPool`)."""
     return ModelPool(settings)
