@@ -33,7 +33,7 @@ def show(
 ) -> None:
     """Show how a judged pair was decided: every turn's label, evidence and reasoning."""
     settings = load_settings(db=db)
-    store = open_store(settings.db)
+    store = open_store(settings.db, read_only=True)
     with store.session() as session:
         stmt = select(JudgmentRecord).where(
             JudgmentRecord.qid == qid, JudgmentRecord.docid == docid
