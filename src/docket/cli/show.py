@@ -14,6 +14,7 @@ from docket.config import load_settings
 from docket.errors import ConfigError
 from docket.runner.records import judgment_from_record, pair_from_record
 from docket.store import open_store
+from docket.store.base import display_url
 from docket.store.tables import JudgmentRecord
 
 app = typer.Typer()
@@ -42,7 +43,7 @@ def show(
             stmt = stmt.where(JudgmentRecord.job == job)
         records = list(session.scalars(stmt))
     if not records:
-        where = f"job '{job}'" if job else settings.db
+        where = f"job '{job}'" if job else display_url(settings.db)
         raise ConfigError(
             f"no judgment of pair {qid} / {docid} in {where}",
             hint="check the ids, or list pairs with `docket export --format jsonl`",

@@ -170,7 +170,7 @@ def _save(db: str, verdicts: list[Verdict], verifier: Verifier) -> None:
     from docket.adherence.verify.history import save_verdict
     from docket.adherence.verify.prompts import PROMPT_VERSION
     from docket.adherence.verify.verdict import new_result_id
-    from docket.store.base import open_store
+    from docket.store.base import display_url, open_store
 
     store = open_store(db)
     models = {tier: m.name for tier, m in verifier.models.items() if m is not None}
@@ -184,7 +184,7 @@ def _save(db: str, verdicts: list[Verdict], verifier: Verifier) -> None:
             prompt_version=PROMPT_VERSION,
         )
     store.close()
-    console.print(f"saved {len(verdicts)} runs to {db}")
+    console.print(f"saved {len(verdicts)} runs to {display_url(db)}")
 
 
 @app.command("stats")

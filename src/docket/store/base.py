@@ -9,6 +9,7 @@ which :func:`open_store` applies (a database from a newer docket is refused).
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -45,15 +46,28 @@ def to_url(db: str | Path) -> str:
     return text if "://" in text else f"sqlite:///{text}"
 
 
+_QUERY_SECRET = re.compile(r"([?&](?:password|passwd|pwd|pass)=)[^&#]*", re.IGNORECASE)
+_DSN_SECRET = re.compile(
+    r"(\b(?:password|passwd|pwd)\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE
+)
+_USERINFO_SECRET = re.compile(r"(://[^:/@?#]*:)[^@/?#]*@")
+
+
 def display_url(db: str | Path) -> str:
-    """``db`` as it may be shown to anyone: a URL's password becomes ``***``."""
+    """``db`` as it may be shown to anyone: every password in it becomes ``***``.
+
+    The one mask for printing or logging a store URL: ``user:pass@host``, a
+    ``?password=`` (or ``&password=``) query parameter, and ``password=...`` in a libpq
+    key/value DSN (``host=db password=secret``).
+    """
     text = str(db)
-    if "://" not in text:
-        return text
-    try:
-        return make_url(text).render_as_string(hide_password=True)
-    except ArgumentError:
-        return text.split("://", 1)[0] + "://***"
+    if "://" in text:
+        try:
+            text = make_url(text).render_as_string(hide_password=True)
+        except (ArgumentError, ValueError):  # e.g. a port that is not a number
+            text = _USERINFO_SECRET.sub(r"\1***@", text)
+        return _QUERY_SECRET.sub(r"\1***", text)
+    return _DSN_SECRET.sub(r"\1***", text)
 
 
 @dataclass
