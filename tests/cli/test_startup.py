@@ -28,8 +28,8 @@ def test_importing_the_cli_imports_no_heavy_library() -> None:
 def test_help_and_version_import_no_command_module() -> None:
     for argv in (["--help"], ["--version"]):
         code = (
-            "import sys\nfrom docket.cli.main import main\nsys.argv = ['docket', *%r]\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass" % (argv,)
+            f"import sys\nfrom docket.cli.main import main\nsys.argv = ['docket', *{argv!r}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass"
         )
         loaded = _modules_after(code)
         assert not [m for m in HEAVY if m in loaded], argv
