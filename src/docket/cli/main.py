@@ -52,24 +52,34 @@ def load_command(name: str) -> Any:
 
 
 class LazyGroup(TyperGroup):
-    """The root group: commands are imported when resolved, listed from the table."""
+    """The root group: a command's module is imported when the command is asked for;
+    the root's own help lists every command from the table without importing one."""
+
+    listing = False
 
     def list_commands(self, ctx: typer.Context) -> list[str]:
         """Every command, in the table's order."""
         return [name for name, _, _ in SUBCOMMANDS]
 
     def get_command(self, ctx: typer.Context, cmd_name: str) -> Any:
-        """The loaded command, or for the listing a placeholder with its short help."""
-        if cmd_name in self.commands:
-            return self.commands[cmd_name]
+        """The command (imported on first use); while the root help is written, a
+        placeholder with its short help."""
         short = next((h for n, _, h in SUBCOMMANDS if n == cmd_name), None)
-        return None if short is None else TyperCommand(cmd_name, help=short)
+        if short is None:
+            return None
+        if cmd_name not in self.commands:
+            if self.listing:
+                return TyperCommand(cmd_name, help=short)
+            self.add_command(load_command(cmd_name), cmd_name)
+        return self.commands[cmd_name]
 
-    def resolve_command(self, ctx: typer.Context, args: list[str]) -> Any:
-        """Load the command about to run (or show its help), then resolve as click does."""
-        if args and args[0] in self.list_commands(ctx) and args[0] not in self.commands:
-            self.add_command(load_command(args[0]), args[0])
-        return super().resolve_command(ctx, args)
+    def format_help(self, ctx: typer.Context, formatter: Any) -> None:
+        """The root help, from the table."""
+        self.listing = True
+        try:
+            super().format_help(ctx, formatter)
+        finally:
+            self.listing = False
 
 
 app = typer.Typer(
