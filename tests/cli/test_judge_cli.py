@@ -203,6 +203,7 @@ def test_export_as_judged_and_as_reviewed(tmp_path: Path) -> None:
 
 
 def test_export_of_unknown_job_is_a_clear_error(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    open_store(tmp_path / "d.db").close()  # a store without that job (no store: refused)
     args = ("export", "--job", "nope", "--db", str(tmp_path / "d.db"), "-o", str(tmp_path / "x"))
     code, err = _main(monkeypatch, capsys, *args)
     assert code == 2 and "no job named 'nope'" in err
