@@ -291,3 +291,18 @@ def _stored(db: Path) -> int:
             return conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0]
     except sqlite3.OperationalError:  # tables not created yet
         return 0
+
+
+def test_a_model_id_the_server_does_not_list_leaves_no_store(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    from tests.scripted_server import Reply, serve
+
+    listed = {"object": "list", "data": [{"id": "qwen", "object": "model"}]}
+    db = tmp_path / "d.db"
+    with serve(lambda _body: "never asked", gets={"/v1/models": Reply(200, listed)}) as server:
+        args = ("judge", str(EXAMPLES), "--model", server.model("qwn"), "--db", str(db))
+        code, err = _main(monkeypatch, capsys, *args, "--cache", "off")
+        assert server.requests == []
+    assert code == 2 and "serves qwen, not 'qwn'" in err
+    assert not db.exists()

@@ -77,6 +77,7 @@ def run_job(
         raise ConfigError(
             "a judge object runs in this process only", hint="drop --executor ray, or the judge"
         )
+    models.check()  # a model id the server does not list is refused before the store opens
     opened = store if isinstance(store, Store) else open_store(store or spec.settings.db)
     open_job(opened, name, spec, source or loaded.source, method=judge.method)
     with job_executor(spec.options, spec.settings) as executor:
