@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from datetime import timedelta
 
 import pytest
@@ -87,8 +89,11 @@ def test_the_limiter_remembers_a_bounded_number_of_keys() -> None:
     assert len(limiter._tracks) == MAX_KEYS
 
 
-def test_json_depth() -> None:
-    assert [json_depth(v) for v in (1, [], {"a": [1, {"b": []}]}, [[[[]]]])] == [0, 1, 4, 4]
+def test_json_depth_is_a_byte_scan_that_skips_strings() -> None:
+    values = (1, [], {"a": [1, {"b": []}]}, [[[[]]]], ["[[[", {"x": '}}\\"]]'}], ["\\", "["])
+    assert [json_depth(json.dumps(v).encode()) for v in values] == [0, 1, 4, 4, 2, 1]
+    # Malformed: as deep as a recursive parser would go before failing.
+    assert json_depth(b"[" * 100_000) == 100_000 and json_depth(b"]]") == 0
 
 
 def test_sessions_expire_are_purged_and_end_with_their_token(store: Store) -> None:

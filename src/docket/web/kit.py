@@ -132,6 +132,16 @@ class WebKit:
     ) -> Viewer:
         """An authenticated caller whose state-changing request passes the CSRF policy."""
         found = self.require(request, cookie=cookie, bearer=bearer)
+        self.check_post(request, found, submitted)
+        return found
+
+    @staticmethod
+    def check_post(request: Request, found: Viewer, submitted: str | None) -> Viewer:
+        """The CSRF policy for ``found``'s state-changing request (call after :meth:`require`).
+
+        Routes whose CSRF token is in the body call :meth:`require` first, then read the
+        body, then this: credentials before body.
+        """
         if found.via == "cookie":
             check_csrf(request, found.csrf, submitted)
         else:

@@ -24,6 +24,7 @@ from docket.review.queue import close_task, record_decision
 from docket.review.web.pages import login_form
 from docket.store.base import Store
 from docket.web import HttpError, Viewer, WebKit, require_admin, wants_json
+from docket.web.body import read_json
 
 router = APIRouter()
 T = TypeVar("T")
@@ -33,10 +34,7 @@ LOCK_RETRIES = 5
 async def _body(request: Request) -> dict[str, Any]:
     """The form or JSON body as a dict (repeated form fields become lists)."""
     if request.headers.get("content-type", "").startswith("application/json"):
-        try:
-            data = await request.json()
-        except ValueError as exc:
-            raise InputError("the body is not valid JSON", field="body") from exc
+        data = await read_json(request)  # parsed in a worker thread
         if not isinstance(data, dict):
             raise InputError("expected a JSON object", field="body")
         return data
@@ -61,8 +59,12 @@ def _kit(request: Request) -> WebKit:
     return request.app.state.kit
 
 
-def _authorised_post(request: Request, body: dict[str, Any]) -> Viewer:
-    return _kit(request).require_post(request, _text(body.get("csrf_token")) or None)
+async def _authorised_body(request: Request) -> tuple[Viewer, dict[str, Any]]:
+    """Credentials first, then the body, then the CSRF token from it (do no work for strangers)."""
+    kit = _kit(request)
+    viewer = await run_in_threadpool(kit.require, request)
+    body = await _body(request)
+    return kit.check_post(request, viewer, _text(body.get("csrf_token")) or None), body
 
 
 def _text(value: Any) -> str:
@@ -102,8 +104,9 @@ async def login(request: Request) -> Response:
 @router.post("/logout", include_in_schema=False)
 async def logout(request: Request) -> Response:
     """End the browser session (needs the session's CSRF token)."""
-    body = await _body(request)
     kit = _kit(request)
+    await run_in_threadpool(kit.require, request, bearer=False)
+    body = await _body(request)
     await run_in_threadpool(kit.logout, request, _text(body.get("csrf_token")) or None)
     response = RedirectResponse("/login", status_code=303)
     kit.clear_session(response)
@@ -136,8 +139,7 @@ def _seconds(body: dict[str, Any]) -> float | None:
 @router.post("/tasks/{task_id:int}/decision", include_in_schema=False)
 async def decide(request: Request) -> Response:
     """Record the viewer's decision; browsers go on to their next task."""
-    body = await _body(request)
-    viewer = _authorised_post(request, body)
+    viewer, body = await _authorised_body(request)
     task_id = request.path_params["task_id"]
     label = _int_field(body, "label", required=True)
     grade = _int_field(body, "grade", required=False)
@@ -175,8 +177,7 @@ def _next(store: Store, viewer: Viewer, task_id: int, job: str | None) -> int | 
 @router.post("/tasks/{task_id:int}/close", include_in_schema=False)
 async def close(request: Request) -> Response:
     """Close a task so that it accepts no more decisions (admins only)."""
-    body = await _body(request)
-    viewer = _authorised_post(request, body)
+    viewer, body = await _authorised_body(request)
     require_admin(viewer, "closing a task")
     task_id = request.path_params["task_id"]
     status = await run_in_threadpool(
@@ -190,8 +191,7 @@ async def close(request: Request) -> Response:
 @router.post("/admin/assign", include_in_schema=False)
 async def assign(request: Request) -> Response:
     """Spread a job's open tasks over the chosen reviewers (admins only)."""
-    body = await _body(request)
-    viewer = _authorised_post(request, body)
+    viewer, body = await _authorised_body(request)
     require_admin(viewer, "assigning work")
     job = _text(body.get("job")).strip()
     if not job:
