@@ -148,3 +148,13 @@ def test_many_valid_api_calls_are_not_rate_limited(store: Store) -> None:
             for _ in range(10)
         }
     assert codes == {200}
+
+
+def test_a_broken_script_does_not_lock_out_the_other_scripts_on_its_host(store: Store) -> None:
+    app = verify_app(store, lockout_failures=3, lockout_s=600)
+    stale = {"Authorization": "Bearer stale-token-0123456789abcdef"}
+    with serve(app) as url:
+        codes = [httpx.get(url + "/v1/rules", headers=stale).status_code for _ in range(6)]
+        assert codes == [401] * 3 + [429] * 3  # the stale token itself is locked out
+        other = httpx.get(url + "/v1/rules", headers={"Authorization": f"Bearer {ANN}"})
+        assert other.status_code == 200  # another script on the same host carries on
