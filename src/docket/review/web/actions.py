@@ -16,12 +16,15 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
 
-from docket.errors import InputError
+from docket.errors import InputError, UserError
 from docket.review.assign import assign_job
+from docket.review.errors import UnknownTaskError
+from docket.review.item import item_view
 from docket.review.listing import next_task
 from docket.review.models import Reviewer
 from docket.review.queue import close_task, record_decision
 from docket.review.web.pages import login_form
+from docket.review.web.respond import respond
 from docket.store.base import Store
 from docket.web import HttpError, Viewer, WebKit, require_admin, wants_json
 from docket.web.body import read_json
@@ -159,7 +162,13 @@ async def decide(request: Request) -> Response:
         )
         return decision.id, decision.blind, decision.task_id
 
-    decision_id, blind, _ = await run_in_threadpool(_write, request.app.state.store, work)
+    try:
+        decision_id, blind, _ = await run_in_threadpool(_write, request.app.state.store, work)
+    except (UserError, HttpError) as exc:
+        if wants_json(request) or isinstance(exc, UnknownTaskError):
+            raise
+        # A browser stays on the item, with the reason, instead of a dead-end error page.
+        return await run_in_threadpool(_item_with_refusal, request, viewer, task_id, exc)
     found = await run_in_threadpool(_next, request.app.state.store, viewer, task_id, job)
     if wants_json(request):
         data = {"decision": decision_id, "task": task_id, "blind": blind, "next": found}
@@ -167,6 +176,20 @@ async def decide(request: Request) -> Response:
     query = {"saved": task_id, **({"job": job} if job else {})}
     target = f"/tasks/{found}" if found is not None else "/queue"
     return RedirectResponse(f"{target}?{urlencode(query)}", status_code=303)
+
+
+def _item_with_refusal(request: Request, viewer: Viewer, task_id: int, exc: Exception) -> Response:
+    """The item page again, saying why the decision was refused (with the refusal's status)."""
+    message = getattr(exc, "message", str(exc))
+    hint = getattr(exc, "hint", "")
+    status = int(getattr(exc, "status", getattr(exc, "status_code", 400)))
+    with request.app.state.store.session() as session:
+        data = item_view(session, session.get(Reviewer, viewer.id), task_id)
+    data["saved"], data["job_filter"] = None, request.query_params.get("job", "")
+    data["decision_error"] = f"Your decision was not saved: {message}" + (
+        f" ({hint})" if hint else ""
+    )
+    return respond(request, "item.html", data, viewer=viewer, status=status)
 
 
 def _next(store: Store, viewer: Viewer, task_id: int, job: str | None) -> int | None:
