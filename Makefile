@@ -11,12 +11,25 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
+# llama.cpp picks its CPU kernels when it is compiled. A fixed x86-64-v3 set (AVX2, FMA,
+# F16C) gives every machine the same kernels, and leaves out AMX, whose kernels fault in
+# some virtual machines (general protection fault in libggml-cpu on a Xeon with AMX under
+# Firecracker). --no-cache-dir: a wheel pip built earlier with native kernels is not reused.
+LLAMA_CPP := llama-cpp-python>=0.3.36,<0.4
+ifeq ($(shell uname -m),x86_64)
+LLAMA_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON
+endif
+
+$(VENV)/.installed-llama: | $(BIN)/python
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(BIN)/pip install --quiet --no-cache-dir '$(LLAMA_CPP)'
+	touch $@
+
 # Stamp files: reinstall only when pyproject.toml changes.
-$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-run: pyproject.toml $(VENV)/.installed-llama | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[local]'
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+$(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed-llama | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[local,server,dev]'
 	touch $(VENV)/.installed-run $@
 

@@ -77,6 +77,9 @@ async def _serve(port: int, latency_s: float) -> None:
                     data = json.dumps(stats).encode()
                     writer.write(stats_head + str(len(data)).encode() + b"\r\n\r\n" + data)
                     continue
+                if header.startswith(b"GET "):  # /props, /v1/models: not offered
+                    writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}")
+                    continue
                 if header.startswith(b"POST /reset"):
                     stats.update(calls=0, peak=0)
                     writer.write(stats_head + b"2\r\n\r\n{}")

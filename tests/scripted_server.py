@@ -52,6 +52,12 @@ class ScriptedServer:
     in_flight: int = 0
     peak_in_flight: int = 0
     port: int = 0
+    gets: dict[str, Reply] = field(default_factory=dict)
+    """Replies to GET requests by path (``/props``, ``/v1/models``); others get a 404."""
+    get_paths: list[str] = field(default_factory=list)
+    slots: int = 0
+    """Requests served at once (0: all); the others queue, as at a llama.cpp server."""
+    _slots: threading.Semaphore | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -70,22 +76,35 @@ class ScriptedServer:
             self.in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
         try:
-            if self.delay_s:
-                time.sleep(self.delay_s)
-            reply = self.script(body)
-            return Reply(body=chat(reply)) if isinstance(reply, str) else reply
+            if self._slots is not None:
+                with self._slots:
+                    return self._run(body)
+            return self._run(body)
         finally:
             with self._lock:
                 self.in_flight -= 1
+
+    def _run(self, body: dict[str, Any]) -> Reply:
+        if self.delay_s:
+            time.sleep(self.delay_s)
+        reply = self.script(body)
+        return Reply(body=chat(reply)) if isinstance(reply, str) else reply
 
 
 def _handler(server: ScriptedServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
+        def do_GET(self) -> None:  # noqa: N802 (http.server's naming)
+            with server._lock:
+                server.get_paths.append(self.path)
+            self._send(server.gets.get(self.path, Reply(404, {"detail": "Not Found"})))
+
         def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
             length = int(self.headers.get("Content-Length") or 0)
-            reply = server.answer(json.loads(self.rfile.read(length) or b"{}"))
+            self._send(server.answer(json.loads(self.rfile.read(length) or b"{}")))
+
+        def _send(self, reply: Reply) -> None:
             data = reply.body if isinstance(reply.body, str) else json.dumps(reply.body)
             payload = data.encode()
             try:
@@ -113,9 +132,16 @@ class _Server(ThreadingHTTPServer):
 
 
 @contextmanager
-def serve(script: Script, *, delay_s: float = 0.0) -> Iterator[ScriptedServer]:
+def serve(
+    script: Script,
+    *,
+    delay_s: float = 0.0,
+    gets: dict[str, Reply] | None = None,
+    slots: int = 0,
+) -> Iterator[ScriptedServer]:
     """Run a :class:`ScriptedServer` on a free loopback port for the ``with`` block."""
-    state = ScriptedServer(script, delay_s=delay_s)
+    state = ScriptedServer(script, delay_s=delay_s, gets=dict(gets or {}), slots=slots)
+    state._slots = threading.Semaphore(slots) if slots else None
     httpd = _Server(("127.0.0.1", 0), _handler(state))
     httpd.daemon_threads = True
     state.port = httpd.server_address[1]

@@ -15,6 +15,7 @@ from platformdirs import user_cache_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from docket.errors import ConfigError
+from docket.reading import first_problem
 
 CONFIG_FILE = "docket.toml"
 
@@ -86,6 +87,5 @@ def load_settings(config_path: Path | None = None, **overrides: Any) -> Settings
     try:
         return Settings(**values)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"])
-        raise ConfigError(f"setting '{field}': {first['msg']}", hint="see docket --help") from exc
+        field, message, _ = first_problem(exc)
+        raise ConfigError(f"setting '{field}': {message}", hint="see docket --help") from exc

@@ -20,7 +20,9 @@ Every error docket raises on purpose derives from :class:`DocketError`::
     │                             unparsed (the pair is escalated), the job goes on
     ├── ModelError                an LLM call failed
     │   ├── TransientModelError   rate limit, 5xx, timeout, connection: retried by ``llm.Model``
-    │   │   └── MalformedReplyError a 200 reply that is no chat completion (HTML page, bad JSON)
+    │   │   ├── MalformedReplyError a 200 reply that is no chat completion (HTML page, bad JSON)
+    │   │   └── ServerBusyError   HTTP 429/503 or no answer within the client timeout: also
+    │   │                         lowers the calls in flight (``llm.limit``)
     │   ├── ModelTimeoutError     a call ran past the caller's per-call deadline (not retried)
     │   ├── RequestRefusedError   the server refused this one request (HTTP 400, 413, 422):
     │   │                         the pair fails, the job goes on
@@ -55,6 +57,24 @@ class UserError(DocketError):
     """The user gave something docket cannot use; fixable without a code change."""
 
 
+_CONTROL = {code: f"\\x{code:02x}" for code in (*range(0x20), 0x7F) if code != 0x09}
+_CONTROL.update({0x0A: "\\n", 0x0D: "\\r"})
+SHOWN_CHARS = 300
+"""The longest problem or field an InputError shows; a 1 MB value is cut in the middle."""
+
+
+def shown(text: str) -> str:
+    """``text`` safe for a one-line error: control characters escaped, at most 300 characters.
+
+    Input errors quote what the file holds (a docid, a score), which may hold line breaks
+    or run for a megabyte; the message stays one readable line whatever the input.
+    """
+    text = str(text).translate(_CONTROL)
+    if len(text) <= SHOWN_CHARS:
+        return text
+    return f"{text[: SHOWN_CHARS - 60]} … ({len(text):,} characters) … {text[-30:]}"
+
+
 class InputError(UserError):
     """A malformed input record, located by file, line and field."""
 
@@ -70,8 +90,8 @@ class InputError(UserError):
         self.path, self.line, self.field = path, line, field
         where = ":".join(str(p) for p in (path, line) if p is not None)
         prefix = f"{where}: " if where else ""
-        field_part = f"field '{field}': " if field else ""
-        super().__init__(f"{prefix}{field_part}{message}", hint=hint)
+        field_part = f"field '{shown(field)}': " if field else ""
+        super().__init__(f"{prefix}{field_part}{shown(message)}", hint=hint)
 
 
 class ConfigError(UserError):
@@ -100,6 +120,10 @@ class MalformedReplyError(TransientModelError):
     """A 200 reply that is not a chat completion (invalid JSON, an HTML page, no choices)."""
 
 
+class ServerBusyError(TransientModelError):
+    """The server is overloaded (HTTP 429, 503, a client timeout): retried, and fewer calls go at once."""
+
+
 class ModelTimeoutError(ModelError):
     """A call exceeded the per-call deadline its caller set (time waiting for a slot excluded)."""
 
@@ -114,6 +138,9 @@ class RequestRefusedError(ModelError):
 
 class ModelUnavailableError(ModelError, UserError):
     """The model could not be reached or kept failing after all retries."""
+
+    attempts: int = 1
+    """HTTP requests the call sent before giving up (set by ``llm.Model``)."""
 
 
 class UnreadableReplyError(ModelUnavailableError):

@@ -239,3 +239,26 @@ def test_an_unreachable_server_exits_non_zero_with_one_line_and_keeps_the_record
         ("needs_review", "model_unavailable")
     }
     assert {r["status"] for r in results if r["tier"] == "fmt"} <= {"pass", "fail"}
+
+
+def test_a_bad_store_is_reported_before_the_first_llm_call(
+    files: tuple[Path, Path], tmp_path: Path
+) -> None:
+    rules, data = files
+    calls: list[str] = []
+
+    def counted(request) -> str:  # type: ignore[no-untyped-def]
+        calls.append(asked_rule(request))
+        return "PASS"
+
+    model = register_fake("cli-counted", counted)
+    bad = tmp_path / "notes.txt"
+    bad.write_text("not a database\n" * 100, encoding="utf-8")
+    args = ["verify", "run", "--rules", str(rules), str(data), "--model", model, "--cache", "off"]
+    result = runner.invoke(app, [*args, "--db", str(bad)])
+    assert result.exit_code != 0
+    assert "not a SQLite file" in str(result.exception)
+    assert calls == []  # refused before any check reached the model
+    good = runner.invoke(app, [*args, "--db", str(tmp_path / "ok.db")])
+    assert good.exit_code == 0, good.output
+    assert calls  # the same command with a usable store does call the model

@@ -51,8 +51,10 @@ def test_calls_in_flight_at_the_server(
 
 
 def test_a_served_model_defaults_to_64_calls_in_flight(tmp_path: Path) -> None:
+    # The limit starts at 8 and doubles each round trip while answers stay fast
+    # (docket.llm.limit): enough pairs for it to reach the bound.
     with serve(lambda _body: GOOD, delay_s=0.2) as server:
-        args = ["judge", str(_pairs(tmp_path, 100)), "--method", "single"]
+        args = ["judge", str(_pairs(tmp_path, 400)), "--method", "single"]
         result = runner.invoke(
             app, [*args, "--model", server.model(), "--db", str(tmp_path / "d.db")]
         )

@@ -45,6 +45,7 @@ def test_a_role_typo_in_a_scope_is_refused(tmp_path, monkeypatch, capsys) -> Non
     assert code == 2
     assert err.startswith(f"error: {path}:3: field 'rules[0] (id 'r1').scope'")
     assert "unknown role 'assistent': did you mean 'assistant'?" in err
+    assert "known roles: user, assistant, system, tool" in err
 
 
 def test_a_role_typo_in_a_checker_parameter_is_refused(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -70,7 +71,7 @@ def test_a_rule_whose_text_is_none_is_refused(tmp_path, monkeypatch, capsys) -> 
         (
             {"id": "d1", "turns": [{"role": "assistent", "text": "Hi"}]},
             "field 'turns.0.role'",
-            "did you mean 'assistant'?",
+            "did you mean 'assistant'? (known roles: user, assistant, system, tool)",
         ),
     ],
 )
@@ -95,6 +96,7 @@ def test_a_token_name_that_is_no_name_is_refused(tmp_path, monkeypatch, capsys) 
     db = tmp_path / "t.db"
     code, err = _main(monkeypatch, capsys, "verify", "token", "add", "bad name!", "--db", str(db))
     assert code == 2 and "field 'name'" in err and "'bad name!'" in err
+    assert "letters, digits, '_', '.', '@' or '-'" in err  # what a name may hold
     assert not db.exists()
 
 
@@ -105,6 +107,7 @@ def test_significance_with_one_system_is_refused(tmp_path, monkeypatch, capsys) 
     args = ("eval", "systems", "--qrels", str(qrels), "--runs", str(run), "--significance")
     code, err = _main(monkeypatch, capsys, *args)
     assert code == 2 and "significance tests compare pairs of systems" in err
+    assert "1 system(s) were given" in err and "two or more runs" in err
 
 
 def test_a_build_that_keeps_no_sample_writes_nothing(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]

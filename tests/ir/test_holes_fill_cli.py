@@ -39,13 +39,13 @@ def _zebra(request: Request) -> str:
 MODEL = register_fake("holes-zebra", _zebra)
 
 
-def _fill(bench, tmp_path: Path, *extra: object):  # type: ignore[no-untyped-def]
+def _fill(bench, tmp_path: Path, *extra: object, code: int = 0):  # type: ignore[no-untyped-def]
     args = ["holes", "fill", "--qrels", bench.qrels, "--runs", *bench.runs, "--depth", 3]
     args += ["--corpus", bench.corpus, "--corpus-index", bench.index, "--queries", bench.queries]
     args += ["--model", MODEL, "--cache", "off", "--db", tmp_path / "d.db"]
     args += ["--out-qrels", tmp_path / "c.qrels", "--provenance", tmp_path / "p.jsonl", *extra]
     result = runner.invoke(app, [str(a) for a in args])
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == code, result.output
     return " ".join(result.output.split())
 
 
@@ -179,16 +179,57 @@ REFUSING = register_fake("holes-refuse-d9", _refuse_d9)
 
 def test_fill_names_refused_pairs_and_retries_them_when_asked(bench, tmp_path: Path) -> None:
     args = ["--model", REFUSING, "--job", "refused"]
-    first = _fill(bench, tmp_path, *args)
+    first = _fill(bench, tmp_path, *args, code=3)  # failed pairs: exit 3, nothing written
     # q1 and q2 both pool d9: each is named with the reason, and not judged.
     assert "failed (q1, d9): context length exceeded" in first
     assert "failed (q2, d9)" in first and "2 failed pairs are not judged" in first
-    assert "judged 4 pairs now" in first
-    again = _fill(bench, tmp_path, *args)  # a plain rerun leaves them failed
+    assert "judged 4 pairs now" in first and "not written" in first
+    assert not (tmp_path / "c.qrels").exists() and not (tmp_path / "p.jsonl").exists()
+    again = _fill(bench, tmp_path, *args, "--allow-failed")  # a plain rerun leaves them failed
     assert "judged 0 pairs now" in again and "2 failed pairs are not judged" in again
+    assert "labels added to" in again and (tmp_path / "c.qrels").exists()  # written without d9
+    assert " d9 " not in (tmp_path / "c.qrels").read_text()
     REFUSALS["fixed"] = True
     try:
         retried = _fill(bench, tmp_path, *args, "--retry-failed")
     finally:
         REFUSALS["fixed"] = False
     assert "judged 2 pairs now, 4 already in the store" in retried and "failed" not in retried
+
+
+def test_fill_against_a_dead_server_exits_2_and_writes_nothing(  # type: ignore[no-untyped-def]
+    bench, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Nothing listens on the port: the job stops, and no partial file passes as completed."""
+    import socket
+
+    with socket.socket() as probe:  # a free port, closed again: connections are refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = ["holes", "fill", "--qrels", bench.qrels, "--runs", *bench.runs, "--depth", 3]
+    args += ["--corpus", bench.corpus, "--corpus-index", bench.index, "--queries", bench.queries]
+    args += ["--model", f"openai-compatible:http://127.0.0.1:{port}/v1#m", "--cache", "off"]
+    args += ["--out-qrels", tmp_path / "c.qrels", "--provenance", tmp_path / "p.jsonl"]
+    args += ["--db", tmp_path / "d.db", "--max-retries", 0]
+    code, err = _main(monkeypatch, capsys, *args)
+    output = " ".join(err.split())
+    assert code == 2 and "stopped early" in output and "not written" in output
+    assert "run the same command again to finish" in output
+    assert not (tmp_path / "c.qrels").exists() and not (tmp_path / "p.jsonl").exists()
+
+
+def test_fill_limit_takes_the_best_ranked_holes_across_queries(bench, tmp_path: Path) -> None:
+    from docket.ir.formats import read_qrels, read_runs
+    from docket.ir.holes import find_holes
+
+    holes = find_holes(read_qrels(bench.qrels), read_runs(bench.runs), 3)
+    ranked = holes.by_pool_rank()
+    assert len({hole.qid for hole in holes.holes}) > 1  # holes in several queries
+    first_query = [(h.qid, h.docid) for h in holes.holes if h.qid == holes.holes[0].qid]
+    limit = len(first_query)  # the old order took exactly these: one query's holes
+    assert [h.best_rank for h in ranked] == sorted(h.best_rank for h in ranked)
+    _fill(bench, tmp_path, "--limit", limit, "--job", "lim")
+    with open_store(tmp_path / "d.db").session() as session:
+        judged = {(r.qid, r.docid) for r in load_judgments(session, "lim")}
+    assert judged == {(h.qid, h.docid) for h in ranked[:limit]}
+    assert len({qid for qid, _ in judged}) > 1 and judged != set(first_query)

@@ -14,6 +14,7 @@ import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import pairwise
 from pathlib import Path
 
 import httpx
@@ -163,7 +164,7 @@ def test_logprobs_match_the_embedded_provider(server: Server) -> None:
 def _ranks_agree(ours: dict[str, float], theirs: dict[str, float], tie: float) -> bool:
     """Whether the tokens both top lists share come in the same order, but for near-ties."""
     shared = [token for token in ours if token in theirs]
-    for first, second in zip(shared, shared[1:]):
+    for first, second in pairwise(shared):
         if theirs[first] < theirs[second] - tie:
             return False
     return len(shared) >= 2

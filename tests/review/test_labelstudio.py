@@ -148,7 +148,7 @@ def test_import_annotations_made_in_label_studio(store: Store, tmp_path: Path) -
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("{not json", "cannot read Label Studio JSON"),
+        ("{not json", "not valid JSON"),
         ('{"data": {}}', "expected a JSON list"),
         ('[{"data": {"qid": "q", "docid": "d", "text": "t"}}]', "tasks[0].data.query"),
         (

@@ -81,3 +81,51 @@ def judge_killing_one_actor(store: Any, kill_after: int) -> tuple[Any, int]:
         finally:
             executor.stop()
         return outcome, len(server.requests)
+
+
+def dying_judge(poison: str, attempts: Path) -> Any:
+    """A judge whose process dies (no exception, no cleanup) whenever it judges ``poison``.
+
+    Each death first appends a line to ``attempts``, so a test counts the tries across
+    processes.
+    """
+    from tests.helpers_judges import KeywordJudge
+
+    class Dying(KeywordJudge):
+        async def judge(self, pair: Pair) -> Any:
+            if pair.docid == poison:
+                with attempts.open("a") as marks:
+                    marks.write(f"{os.getpid()}\n")
+                os._exit(1)
+            return await super().judge(pair)
+
+    return Dying()
+
+
+def judge_with_a_dying_worker(store: Any, tmp_path: Path) -> tuple[Any, list[Any], int]:
+    """Judge PAIRS on one Ray actor (batches of 2) whose process dies on d5, every time.
+
+    Returns the outcome, the failed pairs and how often d5's batch was attempted.
+    """
+    import asyncio
+    from functools import partial
+
+    from docket.runner import run_judge_job
+    from docket.runner.ray_executor import RayExecutor
+    from docket.store import upsert_job
+    from docket.store.claims import failed_pairs
+    from tests.helpers_judges import KeywordJudge
+
+    with store.session() as session:
+        upsert_job(session, name="j", method="keyword", model="m", options={}, source="t")
+    marks = tmp_path / "attempts.txt"
+    executor = RayExecutor(partial(dying_judge, "d5", marks), workers=1, batch=2)
+    try:
+        outcome = asyncio.run(
+            run_judge_job(store, "j", PAIRS, KeywordJudge(), concurrency=2, executor=executor)
+        )
+    finally:
+        executor.stop()
+    with store.session() as session:
+        failed = failed_pairs(session, "j")
+    return outcome, failed, len(marks.read_text().splitlines())

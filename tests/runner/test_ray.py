@@ -18,7 +18,13 @@ from docket.relevance import JudgeOptions
 from docket.runner import run_judge_job
 from docket.store import load_judgments, open_store, upsert_job
 from tests.ir.conftest import make_bench
-from tests.runner.ray_support import PAIRS, judge_killing_one_actor, reply, started_ray
+from tests.runner.ray_support import (
+    PAIRS,
+    judge_killing_one_actor,
+    judge_with_a_dying_worker,
+    reply,
+    started_ray,
+)
 from tests.scripted_server import Reply, serve, user_text
 
 ray = pytest.importorskip("ray")
@@ -74,6 +80,22 @@ def test_killing_a_worker_mid_job_still_completes(local_ray, tmp_path: Path) -> 
     assert 2 * len(PAIRS) <= calls <= 2 * len(PAIRS) + 2 * 8
 
 
+def test_a_batch_whose_worker_always_dies_fails_its_pairs_after_3_attempts(  # type: ignore[no-untyped-def]
+    local_ray, tmp_path: Path
+) -> None:
+    from docket.runner.ray_executor import MAX_BATCH_ATTEMPTS
+
+    store = open_store(tmp_path / "dies.db")
+    outcome, failed, attempts = judge_with_a_dying_worker(store, tmp_path)
+    assert attempts == MAX_BATCH_ATTEMPTS == 3  # bounded, not retried forever
+    assert [(q, d) for q, d, _ in failed] == [("q1", "d4"), ("q2", "d5")]  # the batch of d5
+    assert all("Ray worker" in reason and "died on each of 3 attempts" in reason
+               for *_, reason in failed)  # fmt: skip
+    assert (outcome.judged, outcome.failed, outcome.error) == (len(PAIRS) - 2, 2, None)
+    with store.session() as session:
+        assert len(load_judgments(session, "j")) == len(PAIRS) - 2
+
+
 def test_a_model_error_in_an_actor_stops_the_job_as_locally(local_ray, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from docket.runner.ray_executor import RayExecutor
 
@@ -120,6 +142,7 @@ def _fill(bench, folder: Path, model: str, *extra: object) -> tuple[str, str, st
     args += ["--corpus", bench.corpus, "--corpus-index", bench.index, "--queries", bench.queries]
     args += ["--model", model, "--cache", "off", "--db", folder / "d.db", "--concurrency", 4]
     args += ["--out-qrels", folder / "c.qrels", "--provenance", folder / "p.jsonl", *extra]
+    args += ["--allow-failed"]  # d9 is refused: write the completed qrels without it
     result = CliRunner().invoke(app, [str(a) for a in args])
     assert result.exit_code == 0, result.output
     return (folder / "c.qrels").read_text(), (folder / "p.jsonl").read_text(), result.output

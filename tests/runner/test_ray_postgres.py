@@ -18,7 +18,13 @@ from docket.store import load_judgments, open_store, upsert_job
 from docket.store.claims import DONE, failed_pairs
 from docket.store.tables import PairClaim
 from tests.pg_helpers import pg_schema_url
-from tests.runner.ray_support import PAIRS, judge_killing_one_actor, reply, started_ray
+from tests.runner.ray_support import (
+    PAIRS,
+    judge_killing_one_actor,
+    judge_with_a_dying_worker,
+    reply,
+    started_ray,
+)
 from tests.scripted_server import Reply, serve, user_text
 
 ray = pytest.importorskip("ray")
@@ -111,8 +117,25 @@ def test_killing_an_actor_writing_to_postgres_still_completes(local_ray) -> None
         assert live.count() == 0  # every claim is a done marker: no lease waits to expire
     assert outcome.error is None and outcome.busy == 0
     assert sorted(docids) == sorted(p.docid for p in PAIRS)  # all judged, none twice
+    # A fresh job: every pair was judged by this run, also those the killed actor saved
+    # before it died (counted by this run's claims, not as "judged before it").
+    assert (outcome.judged, outcome.skipped) == (len(PAIRS), 0)
     # The dead actor's batches in flight were judged again: at most 4 batches of 2 pairs.
     assert 2 * len(PAIRS) <= calls <= 2 * len(PAIRS) + 2 * 8
+    store.close()
+
+
+@POSTGRES
+def test_a_batch_whose_worker_always_dies_fails_its_pairs_on_postgres(local_ray, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    store = open_store(pg_schema_url(os.environ["DOCKET_TEST_POSTGRES_URL"]))
+    outcome, failed, attempts = judge_with_a_dying_worker(store, tmp_path)
+    assert attempts == 3  # bounded, not retried forever
+    assert [(q, d) for q, d, _ in failed] == [("q1", "d4"), ("q2", "d5")]  # the batch of d5
+    assert all("died on each of 3 attempts" in reason for *_, reason in failed)
+    assert (outcome.judged, outcome.failed, outcome.busy) == (len(PAIRS) - 2, 2, 0)
+    with store.session() as session:
+        live = session.query(PairClaim).filter(PairClaim.job == "j", PairClaim.expires_at < DONE)
+        assert live.count() == 0  # the dead batch holds no lease
     store.close()
 
 

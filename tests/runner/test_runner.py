@@ -72,3 +72,78 @@ def test_interrupt_keeps_finished_work(db_url: str) -> None:
     with store.session() as session:
         saved = {r.docid for r in load_judgments(session, "j")}
     assert saved == {"d1", "d2", "d4"}
+
+
+def _dead_pid() -> int:
+    """The pid of a process of this host that has exited (and was reaped)."""
+    import subprocess
+    import sys
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _lease(store, owner: str, keys: list[tuple[str, str]]) -> None:  # type: ignore[no-untyped-def]
+    from docket.store.claims import claim
+
+    with store.session() as session:
+        assert claim(session, "j", keys, owner, lease_s=3600) == set(keys)
+
+
+def test_a_rerun_takes_back_at_once_the_pairs_of_a_dead_process_on_this_host(
+    db_url: str,
+) -> None:
+    import socket
+
+    from docket.runner.batches import owner_is_dead
+
+    store = _store_with_job(db_url)
+    dead = f"{socket.gethostname()}:{_dead_pid()}:0123abcd"
+    elsewhere = f"another-host-{socket.gethostname()}:1:0123abcd"
+    assert owner_is_dead(dead) and not owner_is_dead(elsewhere)
+    _lease(store, dead, [p.key for p in PAIRS[:2]])  # a crashed run's hour-long leases
+    _lease(store, elsewhere, [PAIRS[2].key])  # a live worker on another machine
+    judge = KeywordJudge()
+    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, judge, concurrency=4))
+    assert sorted(judge.calls) == ["d1", "d2", "d4"]  # the dead one's pairs, not the other's
+    assert (outcome.judged, outcome.busy) == (3, 1)
+
+
+def test_the_leases_of_a_live_process_on_this_host_wait(db_url: str) -> None:
+    import os
+    import socket
+
+    store = _store_with_job(db_url)
+    alive = f"{socket.gethostname()}:{os.getppid()}:0123abcd"  # the test runner's parent
+    _lease(store, alive, [PAIRS[0].key])
+    judge = KeywordJudge()
+    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, judge, concurrency=4))
+    assert "d1" not in judge.calls and outcome.busy == 1
+
+
+def test_an_escalation_is_queued_in_the_transaction_that_saves_it(db_url: str) -> None:
+    from docket.review.models import ReviewTask
+
+    store = _store_with_job(db_url)
+
+    class SlowJudge(KeywordJudge):
+        async def judge(self, pair):  # type: ignore[no-untyped-def]
+            if pair.docid == "d3":
+                await asyncio.sleep(30)
+            return await super().judge(pair)
+
+    async def run_then_cancel() -> None:
+        judge = SlowJudge(escalate={"d1", "d4"})
+        task = asyncio.create_task(run_judge_job(store, "j", PAIRS, judge, concurrency=4))
+        await asyncio.sleep(0.5)
+        task.cancel()  # as Ctrl-C does: the run never reaches its end
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+    asyncio.run(run_then_cancel())
+    with store.session() as session:
+        escalated = {r.docid for r in load_judgments(session, "j") if r.decided_by == "escalated"}
+        tasks = {t.item_key for t in session.query(ReviewTask).filter_by(job="j")}
+    assert escalated == {"d1", "d4"}
+    assert tasks == {"q1\td1", "q2\td4"}  # every saved escalation already has its review task

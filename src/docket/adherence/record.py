@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import difflib
-import json
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
 from docket.errors import InputError
+from docket.reading import loads_json, numbered_lines, validation_error
 
 KNOWN_ROLES = ("user", "assistant", "system", "tool")
 """The chat roles. Other roles (``customer``, ``agent``) are allowed; near misses are not."""
@@ -24,7 +24,8 @@ def role_problem(role: str) -> str | None:
         return None
     close = difflib.get_close_matches(role.strip().lower(), KNOWN_ROLES, n=1, cutoff=0.75)
     if close:
-        return f"unknown role '{role}': did you mean '{close[0]}'?"
+        known = ", ".join(KNOWN_ROLES)
+        return f"unknown role '{role}': did you mean '{close[0]}'? (known roles: {known})"
     return None
 
 
@@ -64,20 +65,12 @@ def read_records(path: str | Path) -> list[Record]:
             the error names the file, the line and the field.
     """
     path = Path(path)
-    try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except FileNotFoundError as exc:
-        raise InputError("file not found", path=str(path)) from exc
-    except UnicodeDecodeError as exc:
-        raise InputError("not UTF-8 text", path=str(path), hint="records are JSON lines") from exc
     records: list[Record] = []
     seen: set[str] = set()
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
+    for number, line in numbered_lines(path):
         record = parse_record(line, path=str(path), line=number)
         if record.id in seen:
-            raise InputError(f"duplicate id '{record.id}'", path=str(path), line=number, field="id")
+            raise InputError(f"duplicate id {record.id!r}", path=str(path), line=number, field="id")
         seen.add(record.id)
         records.append(record)
     return records
@@ -85,12 +78,7 @@ def read_records(path: str | Path) -> list[Record]:
 
 def parse_record(text: str, *, path: str | None = None, line: int | None = None) -> Record:
     """Parse one JSON line into a :class:`Record`; errors name path, line and field."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"not valid JSON ({exc.msg}, column {exc.colno})", path=path, line=line
-        ) from exc
+    data = loads_json(text, path, line)
     if not isinstance(data, dict):
         raise InputError("a record must be a JSON object", path=path, line=line)
     if "turns" not in data:
@@ -103,9 +91,7 @@ def parse_record(text: str, *, path: str | None = None, line: int | None = None)
     try:
         record = Record.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or None
-        raise InputError(first["msg"], path=path, line=line, field=field) from exc
+        raise validation_error(exc, path, line) from exc
     for index, turn in enumerate(record.turns):
         if (problem := role_problem(turn.role)) is not None:
             raise InputError(problem, path=path, line=line, field=f"turns.{index}.role")

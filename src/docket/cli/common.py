@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import signal
+import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -14,6 +16,9 @@ from rich.table import Table
 from docket.config import Settings
 from docket.llm.pool import ModelPool
 from docket.store.base import display_url
+
+if TYPE_CHECKING:
+    from docket.jobs.result import JobRun
 
 console = Console(stderr=True)
 out = Console()
@@ -39,18 +44,81 @@ def model_factory(settings: Settings) -> ModelPool:
     return ModelPool(settings)
 
 
+EXIT_INTERRUPTED = 130
+"""Exit code after Ctrl-C (SIGINT), as shells report it."""
+EXIT_TERMINATED = 143
+"""Exit code after SIGTERM (what schedulers and ``kill`` send), as shells report it."""
+
+
 @contextmanager
 def resumable(db: str) -> Iterator[None]:
-    """Turn Ctrl-C into a one-line note that finished work is kept, and exit code 130."""
+    """Turn Ctrl-C or SIGTERM into a note that finished work is kept; exit 130 or 143.
+
+    SIGTERM is handled as SIGINT is: the run stops at the next await, the batch being
+    saved is committed (with its review tasks) and the leases are freed, so the same
+    command resumes at once.
+    """
+    terminated: list[int] = []
+    previous = _stop_on_sigterm(terminated)
     try:
         yield
     except KeyboardInterrupt:
+        what = "terminated (SIGTERM)" if terminated else "interrupted"
         console.print(
-            f"[yellow]interrupted[/yellow]: every finished pair is saved in {escape(display_url(db))}; "
-            "run the same command again to resume",
+            f"[yellow]{what}[/yellow]: every finished pair is saved in "
+            f"{escape(display_url(db))}; run the same command again to resume",
             soft_wrap=True,
         )
-        raise typer.Exit(130) from None
+        raise typer.Exit(EXIT_TERMINATED if terminated else EXIT_INTERRUPTED) from None
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _stop_on_sigterm(terminated: list[int]) -> Any:
+    """Make SIGTERM raise SIGINT (noting it in ``terminated``); return the old handler.
+
+    Raising SIGINT reuses everything Ctrl-C does: asyncio cancels the running job so its
+    ``finally`` blocks save and release, and outside asyncio Python raises
+    KeyboardInterrupt. Signals can be handled in the main thread only.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return None
+
+    def on_sigterm(signum: int, _frame: Any) -> None:
+        terminated.append(signum)
+        signal.raise_signal(signal.SIGINT)
+
+    previous = signal.signal(signal.SIGTERM, on_sigterm)
+    return signal.SIG_DFL if previous is None else previous  # None: set outside Python
+
+
+EXIT_FAILED = 3
+"""Exit code of a judging command when pairs failed (a server refused them)."""
+EXIT_INCOMPLETE = 75
+"""Exit code of a judging command that left pairs to other live workers."""
+
+
+def finish_run(runs: Iterable[JobRun], allow_failed: bool = False) -> None:
+    """Exit as the job's state says: stopped (2), incomplete (4), failed pairs (3), else 0.
+
+    A model that stayed unavailable raises its one-line error (exit 2). Pairs held by
+    other live workers leave the job incomplete; pairs a server refused fail the command
+    unless ``allow_failed``.
+    """
+    runs = list(runs)
+    for run in runs:
+        run.raise_for_error()
+    busy = sum(run.outcome.busy for run in runs)
+    if busy:
+        console.print(
+            f"[yellow]incomplete[/yellow]: {busy} pairs are still held by other workers; "
+            "run the same command again when they stop",
+            soft_wrap=True,
+        )
+        raise typer.Exit(EXIT_INCOMPLETE)
+    if any(run.failed for run in runs) and not allow_failed:
+        raise typer.Exit(EXIT_FAILED)
 
 
 def print_failed(failed: list[tuple[str, str, str]], busy: int, limit: int = 20) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from docket.cli.common import escape, out, resumable
+from docket.cli.common import escape, finish_run, out, resumable
 from docket.cli.judging_flags import JudgingFlags, judging_command
 from docket.cli.outputs import output_path
 from docket.cli.progress import tagged_meter
@@ -83,9 +83,10 @@ def methods(
     loaded = job_input(pairs)
     decisions = _human_decisions(humans, spec.settings.db)
     with resumable(spec.settings.db), tagged_meter(progress_every) as on_progress:
-        report = compare_methods(
+        comparison = compare_methods(
             loaded, names, spec, humans=decisions, job_prefix=job, on_progress=on_progress
-        ).report
+        )
+    report = comparison.report
     out.print(metrics_table(report))
     if report.curves:
         out.print(curves_table(report))
@@ -99,6 +100,10 @@ def methods(
         rows = pair_rows(report, list(loaded), decisions)
         count = write_atomically(pairs_out, (json.dumps(r) + "\n" for r in rows))
         typer.echo(f"{count} per-pair rows written to {pairs_out}")
+    for tag, run in comparison.runs.items():
+        if run.failed:
+            out.print(f"{tag}: {len(run.failed)} failed pairs are not scored", soft_wrap=True)
+    finish_run(comparison.runs.values(), judging.allow_failed)
 
 
 def _human_decisions(humans: str, db: str) -> dict[tuple[str, str], int] | None:

@@ -10,7 +10,8 @@ from typing import Annotated
 
 import typer
 
-from docket.cli.common import console, escape, out, print_failed, resumable
+from docket.cli.budget_flags import BatchOpt, BudgetOpt, OrderOpt, OrderSeedOpt
+from docket.cli.common import console, escape, finish_run, out, print_failed, resumable
 from docket.cli.ir_common import (
     CorpusOpt,
     DepthOpt,
@@ -30,6 +31,7 @@ from docket.cli.outputs import output_path
 from docket.cli.progress import progress_meter
 from docket.ir.formats import count_judgments, write_qrels
 from docket.ir.provenance import LEVELS, write_provenance
+from docket.jobs.budget import BATCH
 from docket.jobs.holes import HoleFill, fill_holes
 from docket.store.base import display_url
 
@@ -55,12 +57,23 @@ def fill_command(
     job: Annotated[
         str | None, typer.Option(help="job name (default: holes-<qrels>-<method>)")
     ] = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="judge at most this many pairs")] = None,
+    limit: Annotated[
+        int | None,
+        typer.Option(
+            min=1,
+            help="judge at most this many pairs: the best-ranked holes first, interleaved "
+            "across queries (rank 1 of every query, then rank 2, ...)",
+        ),
+    ] = None,
     level: Annotated[
         str, typer.Option(help="labels in --out-qrels: original|automatic|reviewed")
     ] = "reviewed",
     rel_level: RelLevelOpt = 1,
     grades: GradesOpt = None,
+    budget: BudgetOpt = None,
+    order: OrderOpt = "depth",
+    order_seed: OrderSeedOpt = 0,
+    batch: BatchOpt = BATCH,
     *,
     judging: JudgingFlags,
 ) -> None:
@@ -73,28 +86,59 @@ def fill_command(
             qrels, run_paths(runs, more_runs), queries, corpus, spec, depth=depth, audit=audit,
             limit=limit, level=level, rel_level=rel_level, job=job, on_progress=on_progress,
             grades=parse_grades(grades), topic_field=topic_field, corpus_index=corpus_index,
+            budget=budget, order=order, seed=order_seed, batch=batch,
         )  # fmt: skip
     if filled.run.error is not None:
         console.print(f"[red]stopped early:[/red] {escape(filled.run.error.one_line())}")
-    write_qrels(filled.result.completed, out_qrels)
-    write_provenance(filled.result.records, provenance)
-    _print_fill(filled, out_qrels, spec.settings.db)
+    written = _complete_enough(filled, judging.allow_failed)
+    if written:  # each file is written to a temporary name and renamed
+        write_qrels(filled.result.completed, out_qrels)
+        write_provenance(filled.result.records, provenance)
+    _print_fill(filled, out_qrels, spec.settings.db, written)
     print_failed(filled.run.failed, filled.run.outcome.busy)
-    if audit:
+    if audit and written:
         out.print(
             f"audit: {len(filled.result.disagreements)} disagreements with original labels "
             f"(source 'audit' records in {escape(provenance)})"
         )
+    if not written:
+        _print_not_written(filled, out_qrels, provenance)
+    finish_run([filled.run], judging.allow_failed)
 
 
-def _print_fill(filled: HoleFill, path: Path, db: str) -> None:
+def _print_not_written(filled: HoleFill, out_qrels: Path, provenance: Path) -> None:
+    run = filled.run
+    missing = run.total - len(run.results)
+    fix = "run the same command again to finish"
+    if run.failed and run.error is None and not run.outcome.busy:
+        fix = "fix the cause and add --retry-failed, or add --allow-failed to write without them"
+    console.print(
+        f"[yellow]not written[/yellow]: {escape(out_qrels)} and {escape(provenance)}, since "
+        f"{missing} of {run.total} pairs are not judged (the judged ones are saved); {fix}",
+        soft_wrap=True,
+    )
+
+
+def _complete_enough(filled: HoleFill, allow_failed: bool) -> bool:
+    """Whether the completed qrels may be written: every pair judged, or only refused
+    pairs missing and ``--allow-failed`` given. A stopped or shared run writes nothing."""
+    run = filled.run
+    if run.error is not None or run.outcome.busy:
+        return False
+    return run.complete or (allow_failed and len(run.results) + len(run.failed) >= run.total)
+
+
+def _print_fill(filled: HoleFill, path: Path, db: str, written: bool) -> None:
     """One consistent summary: every count comes from the judgments after review."""
     result, outcome = filled.result, filled.run.outcome
     added = count_judgments(result.completed) - count_judgments(filled.original)
     reused = f", {outcome.skipped} already in the store" if outcome.skipped else ""
+    if filled.budget is not None:
+        out.print(f"budget: {filled.budget} of the holes, drawn in {filled.order} order")
+    where = f"{added} labels added to {escape(path)}" if written else f"{added} labels so far"
     out.print(
         f"{filled.holes} holes at depth {filled.depth}; judged {outcome.judged} pairs now"
-        f"{reused}; {added} labels added to {escape(path)}"
+        f"{reused}; {where}"
     )
     out.print("decided: " + ", ".join(f"{n} {k}" for k, n in sorted(result.counts.items())))
     waiting = sum(j.label is None for j in result.judgments)

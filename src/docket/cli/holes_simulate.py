@@ -11,14 +11,14 @@ from typing import Annotated
 
 import typer
 
-from docket.cli.common import console, escape, out, print_failed, resumable
+from docket.cli.budget_flags import BatchOpt, OrderSeedOpt
+from docket.cli.common import console, escape, finish_run, out, print_failed, resumable
+from docket.cli.holes_budget import print_budget, split_list
 from docket.cli.ir_common import (
-    CorpusOpt,
     GradesOpt,
     IndexOpt,
     MoreRuns,
     QrelsOpt,
-    QueriesOpt,
     RelLevelOpt,
     RunsOpt,
     TopicFieldOpt,
@@ -30,15 +30,28 @@ from docket.cli.ir_common import (
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
 from docket.cli.outputs import output_path
 from docket.cli.progress import progress_meter
+from docket.errors import UserError
+from docket.ir.budget import ORDERS
+from docket.ir.budget_plot import plot_budget_curves
+from docket.ir.oracle import BlankCorpus, BlankQueries, OracleJudge
 from docket.ir.simulate import SimulationReport
+from docket.jobs.budget import BATCH
+from docket.jobs.budget_sim import BudgetSimulation, simulate_budget
 from docket.jobs.holes import simulate_holes
+
+OptCorpus = Annotated[
+    str | None, typer.Option("--corpus", help="corpus .jsonl/.tsv or irds:<id> (not for --oracle)")
+]
+OptQueries = Annotated[
+    str | None, typer.Option("--queries", help="queries .tsv/.jsonl, TREC topics, or irds:<id>")
+]
 
 
 @judging_command
 def simulate_command(
     qrels: QrelsOpt,
-    corpus: CorpusOpt,
-    queries: QueriesOpt,
+    corpus: OptCorpus = None,
+    queries: OptQueries = None,
     runs: RunsOpt = None,
     more_runs: MoreRuns = None,
     fraction: Annotated[float, typer.Option(help="share of judged pairs to drop")] = 0.3,
@@ -58,17 +71,52 @@ def simulate_command(
     out_path: Annotated[
         Path | None, typer.Option("--out", help="write the report as JSON", callback=output_path)
     ] = None,
+    oracle: Annotated[
+        bool, typer.Option(help="the gold label is the judge (no LLM; measures an order)")
+    ] = False,
+    budget: Annotated[
+        str | None,
+        typer.Option(help="refill only these budgets of the dropped pairs, e.g. 10%,25%,50%"),
+    ] = None,
+    order: Annotated[
+        str, typer.Option(help="orders to measure under --budget (depth,mtf,bandit)")
+    ] = ",".join(ORDERS),
+    order_seed: OrderSeedOpt = 0,
+    batch: BatchOpt = BATCH,
+    plot: Annotated[
+        Path | None,
+        typer.Option(help="PNG: recovered relevant pairs vs judgments", callback=output_path),
+    ] = None,
     *,
     judging: JudgingFlags,
 ) -> None:
-    """Drop judged pairs, refill them with a method, report agreement and ranking stability."""
+    """Drop judged pairs, refill them with a method, report agreement and ranking stability.
+
+    With --budget: refill each budget in each --order and report the dropped relevant
+    pairs recovered and Kendall's tau against the full-qrels ranking.
+    """
     spec = judging.spec(method)
+    if budget is None and plot is not None:
+        raise UserError("--plot draws budgeted orders", hint="add --budget 10%,25%,50%")
+    common = dict(fraction=fraction, seed=drop_seed, depth=depth, measure=measure,
+                  rel_level=rel_level, job=job, grades=parse_grades(grades),
+                  topic_field=topic_field, corpus_index=corpus_index)  # fmt: skip
     with resumable(spec.settings.db), progress_meter("judging") as on_progress:
+        if budget is not None:
+            report = simulate_budget(
+                qrels, run_paths(runs, more_runs), queries, corpus, spec, oracle=oracle,
+                budgets=split_list(budget), orders=split_list(order), batch=batch,
+                order_seed=order_seed,
+                on_progress=on_progress, **common,
+            )  # fmt: skip
+            _finish_budget(report, out_path, plot)
+            return
+        if not oracle and (queries is None or corpus is None):
+            raise UserError("--queries and --corpus are needed unless the judge is --oracle")
         simulation = simulate_holes(
-            qrels, run_paths(runs, more_runs), queries, corpus, spec, fraction=fraction,
-            seed=drop_seed, depth=depth, measure=measure, rel_level=rel_level, job=job,
-            on_progress=on_progress, grades=parse_grades(grades), topic_field=topic_field,
-            corpus_index=corpus_index,
+            qrels, run_paths(runs, more_runs), queries or BlankQueries(), corpus or BlankCorpus(),
+            spec,
+            on_progress=on_progress, judge=OracleJudge() if oracle else None, **common,
         )  # fmt: skip
     run = simulation.run
     if run.error is not None:
@@ -77,6 +125,15 @@ def simulate_command(
         write_json(simulation.report.model_dump(mode="json"), out_path)
     _print_simulation(simulation.report, run.job)
     print_failed(run.failed, run.outcome.busy)
+    finish_run([run], judging.allow_failed)
+
+
+def _finish_budget(report: BudgetSimulation, out_path: Path | None, plot: Path | None) -> None:
+    if out_path is not None:
+        write_json(report.model_dump(mode="json"), out_path)
+    if plot is not None:
+        plot_budget_curves(report.curves, report.relevant, plot, f"{report.method}, {report.job}")
+    print_budget(report)
 
 
 def _print_simulation(report: SimulationReport, job: str) -> None:

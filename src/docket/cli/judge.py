@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from docket.cli.common import out, print_failed, resumable
+from docket.cli.common import finish_run, out, print_failed, resumable
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
 from docket.cli.progress import progress_meter
 from docket.cli.summary import RunReport, print_summary
@@ -37,7 +37,9 @@ def judge(
         judged=run.outcome.judged, skipped=run.outcome.skipped, usage=run.usage, queued=run.queued
     )
     print_summary(run.results, run.job, display_url(spec.settings.db), report)
-    if report.usage.retries:
-        out.print(f"{report.usage.retries} LLM calls were retried after transient failures")
+    if report.usage.retries or report.usage.failures:
+        usage = report.usage  # the same count as the store's: what the server saw
+        out.print(f"{usage.requests} LLM requests: {usage.calls} answered, {usage.retries} "
+                  f"retries after transient failures, {usage.failures} calls failed")  # fmt: skip
     print_failed(run.failed, run.outcome.busy)
-    run.raise_for_error()
+    finish_run([run], judging.allow_failed)

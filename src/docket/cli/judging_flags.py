@@ -73,6 +73,7 @@ JOB_FLAGS: tuple[Flag, ...] = (
     Flag("concurrency", _job(int | None, "pairs judged at once (default: --max-in-flight)")),
     Flag("reviews", _job(int, "independent reviewers per escalated pair", min=1), 1),
     Flag("retry_failed", _job(bool, "judge again the pairs a server refused in earlier runs"), False),
+    Flag("allow_failed", _job(bool, "exit 0 although pairs failed (default: exit 3)"), False),
     Flag("executor", _job(str | None, "local | ray (Ray workers, each with its own model)")),
     Flag("ray_address", _job(str | None, "Ray cluster: auto or HOST:PORT (default: start one)")),
     Flag("ray_workers", _job(int | None, "Ray actors (default 2)")),
@@ -97,6 +98,7 @@ class JudgingFlags:
         agent_models = values.pop("agent_model", None)
         values["budget"] = values.pop("lara_budget", None)
         reviews, retry_failed = values.pop("reviews", 1), values.pop("retry_failed", False)
+        values.pop("allow_failed", None)  # how the command exits, not how it judges
         return JobSpec.of(
             method, methods=tuple(methods) if methods else None, reviews=reviews,
             retry_failed=retry_failed, agent_models=agent_models or None, **values,
@@ -106,6 +108,11 @@ class JudgingFlags:
     def db(self) -> str | None:
         """``--db`` as given."""
         return self.values.get("db")
+
+    @property
+    def allow_failed(self) -> bool:
+        """``--allow-failed``: pairs a server refused do not make the exit code non-zero."""
+        return bool(self.values.get("allow_failed"))
 
 
 def judging_command(command: Callable[..., Any]) -> Callable[..., Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -19,12 +19,15 @@ from docket.adherence.record import Record
 from docket.adherence.verify import Submission, Verifier, VerifierConfig
 from docket.adherence.verify.verdict import Verdict
 from docket.cli import web_flags
-from docket.cli.common import console, model_factory, out
+from docket.cli.common import console, escape, model_factory, out
 from docket.cli.outputs import output_path
 from docket.cli.verify_report import stats_tables, summary_tables
 from docket.config import load_settings
 from docket.errors import ConfigError, ModelUnavailableError
 from docket.fanout import bounded_map
+
+if TYPE_CHECKING:
+    from docket.store.base import Store
 
 
 class DefaultRunGroup(TyperGroup):
@@ -154,11 +157,13 @@ def run(
 
     records = read_records(data)
     verifier = build_verifier(rules, model, sim_model, sub_model, mode, timeout, overflow, cache)
+    # Open the store before the first call, as judging does: a bad --db costs no LLM call.
+    store = _open_store(db) if db is not None else None
     verdicts = asyncio.run(_verify_all(verifier, records, concurrency))
     if output is not None:
         output.write_text("".join(v.model_dump_json() + "\n" for v in verdicts), encoding="utf-8")
-    if db is not None:
-        _save(db, verdicts, verifier)
+    if store is not None and db is not None:
+        _save(store, db, verdicts, verifier)
     for table in summary_tables(verifier.ruleset, verdicts):
         out.print(table)
     kept = f"the per-rule records are in {output}" if output else "see the summary above"
@@ -166,13 +171,18 @@ def run(
         raise error
 
 
-def _save(db: str, verdicts: list[Verdict], verifier: Verifier) -> None:
+def _open_store(db: str) -> Store:
+    from docket.store.base import open_store
+
+    return open_store(db)
+
+
+def _save(store: Store, db: str, verdicts: list[Verdict], verifier: Verifier) -> None:
     from docket.adherence.verify.history import save_verdict
     from docket.adherence.verify.prompts import PROMPT_VERSION
     from docket.adherence.verify.verdict import new_result_id
-    from docket.store.base import open_store
+    from docket.store.base import display_url
 
-    store = open_store(db)
     models = {tier: m.name for tier, m in verifier.models.items() if m is not None}
     for verdict in verdicts:
         save_verdict(
@@ -184,7 +194,7 @@ def _save(db: str, verdicts: list[Verdict], verifier: Verifier) -> None:
             prompt_version=PROMPT_VERSION,
         )
     store.close()
-    console.print(f"saved {len(verdicts)} runs to {db}")
+    console.print(f"saved {len(verdicts)} runs to {escape(display_url(db))}")
 
 
 @app.command("stats")

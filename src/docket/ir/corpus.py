@@ -19,7 +19,8 @@ from platformdirs import user_cache_dir
 
 from docket.errors import InputError
 from docket.ir.documents import Document
-from docket.ir.formats import first_field, open_text, parse_json_line
+from docket.ir.formats import first_field, parse_json_line
+from docket.reading import numbered_lines
 
 BATCH = 10_000
 INDEX_VERSION = "1"
@@ -35,32 +36,24 @@ class Corpus(Protocol):
 
 def iter_jsonl_corpus(path: str | Path) -> Iterator[Document]:
     """Stream a BEIR-style JSONL corpus (``_id``/``id``, ``text``, optional ``title``)."""
-    with open_text(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            record = parse_json_line(line, path, number)
-            docid = first_field(record, ("_id", "id", "docid"), path, number)
-            if not isinstance(record.get("text"), str):
-                raise InputError(
-                    "missing or non-text field", path=str(path), line=number, field="text"
-                )
-            yield Document(docid, record["text"], str(record.get("title") or ""))
+    for number, line in numbered_lines(path):
+        record = parse_json_line(line, path, number)
+        docid = first_field(record, ("_id", "id", "docid"), path, number)
+        if not isinstance(record.get("text"), str):
+            raise InputError("missing or non-text field", path=str(path), line=number, field="text")
+        yield Document(docid, record["text"], str(record.get("title") or ""))
 
 
 def iter_tsv_corpus(path: str | Path) -> Iterator[Document]:
     """Stream a TSV corpus: ``docid<TAB>text`` or ``docid<TAB>text<TAB>title``; a header is skipped."""
-    with open_text(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            parts = line.rstrip("\n").split("\t")
-            if number == 1 and parts[0].strip().lower() in ("id", "_id", "docid", "doc_id"):
-                continue
-            if not line.strip():
-                continue
-            if len(parts) < 2 or not parts[0].strip():
-                raise InputError("expected 'docid<TAB>text'", path=str(path), line=number)
-            title = parts[2] if len(parts) > 2 else ""
-            yield Document(parts[0].strip(), parts[1], title)
+    for number, line in numbered_lines(path):
+        parts = line.rstrip("\n").split("\t")
+        if number == 1 and parts[0].strip().lower() in ("id", "_id", "docid", "doc_id"):
+            continue
+        if len(parts) < 2 or not parts[0].strip():
+            raise InputError("expected 'docid<TAB>text'", path=str(path), line=number)
+        title = parts[2] if len(parts) > 2 else ""
+        yield Document(parts[0].strip(), parts[1], title)
 
 
 def iter_corpus_file(path: str | Path) -> Iterator[Document]:

@@ -10,41 +10,21 @@ Conventions:
 
 from __future__ import annotations
 
-import gzip
-import json
 import math
 import os
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
 from pathlib import Path
-from typing import IO
 
 from docket.errors import InputError
+from docket.reading import json_object, not_utf8, numbered_lines, open_text
 
 Qrels = dict[str, dict[str, int]]
 
 #: Grades accepted by default: TREC collections use -2 (junk) up to 4 (navigational).
 DEFAULT_GRADES: frozenset[int] = frozenset(range(-2, 5))
-
-
-def open_text(path: str | Path) -> IO[str]:
-    """Open a text file for reading, transparently decompressing ``.gz``."""
-    path = Path(path)
-    if not path.exists():
-        raise InputError(f"file not found: {path}", hint="check the path")
-    if path.suffix == ".gz":
-        return gzip.open(path, "rt", encoding="utf-8")
-    return path.open(encoding="utf-8")
-
-
-def _lines(path: str | Path) -> Iterator[tuple[int, str]]:
-    """Numbered non-blank lines of a text file (1-based line numbers)."""
-    with open_text(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            if line.strip():
-                yield number, line
 
 
 def read_qrels(path: str | Path, grades: Iterable[int] | None = None) -> Qrels:
@@ -63,7 +43,7 @@ def read_qrels(path: str | Path, grades: Iterable[int] | None = None) -> Qrels:
     if str(path).startswith("irds:"):
         return _irds_qrels(str(path), allowed)
     qrels: Qrels = {}
-    for number, line in _lines(path):
+    for number, line in numbered_lines(path):
         qid, _, docid, raw = qrels_columns(line, path, number)
         grade = _parse_grade(raw, allowed, path, number)
         known = qrels.setdefault(qid, {})
@@ -242,26 +222,29 @@ def read_run(path: str | Path, name: str | None = None) -> Run:
     duplicates = 0
     # The hot loop of loading: kept flat because runs have millions of lines.
     with open_text(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            parts = line.split()
-            if len(parts) != 6:
-                if not parts:
-                    continue
-                _bad_columns(len(parts), path, number)
-            qid, _, docid, rank, raw_score, _ = parts
-            try:
-                score = float(raw_score)
-            except ValueError:
-                score = math.nan
-            if not (rank.isdigit() and math.isfinite(score)):
-                _check_numbers(rank, raw_score, score, path, number)
-            docs = scores.get(qid)
-            if docs is None:
-                docs = scores[qid] = {}
-            if docid in docs:
-                duplicates += 1
-            else:
-                docs[docid] = score
+        try:
+            for number, line in enumerate(handle, start=1):
+                parts = line.split()
+                if len(parts) != 6:
+                    if not parts:
+                        continue
+                    _bad_columns(len(parts), path, number)
+                qid, _, docid, rank, raw_score, _ = parts
+                try:
+                    score = float(raw_score)
+                except ValueError:
+                    score = math.nan
+                if not (rank.isdigit() and math.isfinite(score)):
+                    _check_numbers(rank, raw_score, score, path, number)
+                docs = scores.get(qid)
+                if docs is None:
+                    docs = scores[qid] = {}
+                if docid in docs:
+                    duplicates += 1
+                else:
+                    docs[docid] = score
+        except UnicodeDecodeError:
+            raise not_utf8(path) from None
     if not scores:
         raise InputError("run file is empty", path=str(path), hint="give a TREC run file")
     ranking = {qid: _ranked(docs) for qid, docs in scores.items()}
@@ -315,14 +298,8 @@ def read_runs(paths: Iterable[str | Path]) -> list[Run]:
 
 
 def parse_json_line(line: str, path: str | Path, number: int) -> dict:
-    """Decode one JSONL line holding an object, or raise InputError."""
-    try:
-        record = json.loads(line)
-    except json.JSONDecodeError as exc:
-        raise InputError(f"invalid JSON: {exc.msg}", path=str(path), line=number) from None
-    if not isinstance(record, dict):
-        raise InputError("expected a JSON object", path=str(path), line=number)
-    return record
+    """Decode one JSONL line holding an object, or raise InputError (see :mod:`docket.reading`)."""
+    return json_object(line, path, number)
 
 
 def first_field(record: dict, names: tuple[str, ...], path: str | Path, number: int) -> str:

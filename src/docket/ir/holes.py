@@ -59,6 +59,16 @@ class HoleReport:
         """The (qid, docid) of every hole."""
         return [(hole.qid, hole.docid) for hole in self.holes]
 
+    def by_pool_rank(self) -> list[Hole]:
+        """The holes best-ranked first, interleaved across queries.
+
+        Every query's holes at best rank 1, then at rank 2, and so on (queries in qrels
+        order, docids in order within a rank), so the first N holes spread over the
+        queries the way a pool of depth N / queries would, instead of exhausting one query.
+        """
+        order = {qid: number for number, qid in enumerate(dict.fromkeys(h.qid for h in self.holes))}
+        return sorted(self.holes, key=lambda hole: (hole.best_rank, order[hole.qid], hole.docid))
+
     def holes_per_query(self) -> dict[str, int]:
         """Number of holes per query."""
         counts: dict[str, int] = {}

@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docket.errors import ConfigError, InputError, UserError
-from docket.ir.formats import open_text, parse_json_line, qrels_columns, run_name
+from docket.ir.formats import parse_json_line, qrels_columns, run_name
+from docket.reading import numbered_lines
 
 Key = tuple[str, str]
 Row = tuple[Key, int | None, int | None]
@@ -161,14 +162,14 @@ def _collect(name: str, source: str, rows: Iterable[Row], scale: Scale) -> Label
 
 
 def _file_rows(path: Path) -> Iterator[Row]:
-    with open_text(path) as handle:
-        lines = ((n, line) for n, line in enumerate(handle, start=1) if line.strip())
-        first = next(lines, None)
-        if first is None:
-            raise InputError("the label file is empty", path=str(path))
-        reader = _jsonl_row if first[1].lstrip().startswith("{") else _qrels_row
-        for number, line in (first, *lines):
-            yield reader(line, path, number)
+    lines = numbered_lines(path)
+    first = next(lines, None)
+    if first is None:
+        raise InputError("the label file is empty", path=str(path))
+    reader = _jsonl_row if first[1].lstrip().startswith("{") else _qrels_row
+    yield reader(first[1], path, first[0])
+    for number, line in lines:
+        yield reader(line, path, number)
 
 
 def _qrels_row(line: str, path: Path, number: int) -> Row:

@@ -22,8 +22,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from docket.errors import InputError, UserError
-from docket.ir.formats import Qrels
+from docket.errors import UserError
+from docket.ir.formats import Qrels, write_atomically
+from docket.reading import numbered_lines, validation_error
 from docket.relevance.types import Judgment
 
 Source = Literal["original", "consensus", "judge", "adjudicator", "human", "escalated-pending"]
@@ -157,23 +158,16 @@ def audit_disagreements(
 
 
 def write_provenance(records: Iterable[ProvenanceRecord], path: str | Path) -> None:
-    """Write records as JSONL."""
-    with Path(path).open("w", encoding="utf-8") as handle:
-        for record in records:
-            handle.write(record.model_dump_json() + "\n")
+    """Write records as JSONL, atomically (never a half-written file)."""
+    write_atomically(Path(path), (record.model_dump_json() + "\n" for record in records))
 
 
 def read_provenance(path: str | Path) -> list[ProvenanceRecord]:
     """Read a provenance JSONL file (InputError names the bad line and field)."""
     records = []
-    with Path(path).open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append(ProvenanceRecord.model_validate_json(line))
-            except ValidationError as exc:
-                first = exc.errors()[0]
-                where = ".".join(str(p) for p in first["loc"]) or None
-                raise InputError(first["msg"], path=str(path), line=number, field=where) from None
+    for number, line in numbered_lines(path):
+        try:
+            records.append(ProvenanceRecord.model_validate_json(line))
+        except ValidationError as exc:
+            raise validation_error(exc, path, number) from exc
     return records

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from docket.errors import InputError
-from docket.ir.formats import first_field, open_text, parse_json_line
+from docket.ir.formats import first_field, parse_json_line
+from docket.reading import read_text
 
 
 def read_queries(path: str | Path, topic_field: str = "title") -> dict[str, str]:
@@ -26,8 +27,7 @@ def read_queries(path: str | Path, topic_field: str = "title") -> dict[str, str]
         from docket.ir.irds import read_queries as read_irds_queries
 
         return read_irds_queries(str(path).removeprefix("irds:"))
-    with open_text(path) as handle:
-        text = handle.read()
+    text = read_text(path)
     if looks_like_topics(text):
         return read_topics(path, text, fields)
     is_jsonl = ".jsonl" in Path(path).name or ".json" in Path(path).name

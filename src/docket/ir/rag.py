@@ -25,8 +25,9 @@ from pydantic import BaseModel
 from docket.agreement import cohen_kappa
 from docket.errors import InputError, UserError
 from docket.ir.evaluate import evaluate_per_query, parse_measures
-from docket.ir.formats import Qrels, Run, first_field, open_text, parse_json_line
+from docket.ir.formats import Qrels, Run, first_field, parse_json_line
 from docket.ir.stats import kendall_tau, pearson
+from docket.reading import numbered_lines
 
 Generation = dict[str, dict[str, float]]
 
@@ -38,16 +39,11 @@ def read_generation(path: str | Path) -> Generation:
         ``{system: {qid: correctness}}`` (booleans become 1.0 / 0.0).
     """
     generation: Generation = {}
-    with open_text(path) as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            record = parse_json_line(line, path, number)
-            system = first_field(record, ("system",), path, number)
-            qid = first_field(record, ("qid",), path, number)
-            generation.setdefault(system, {})[qid] = _correctness(
-                record.get("correct"), path, number
-            )
+    for number, line in numbered_lines(path):
+        record = parse_json_line(line, path, number)
+        system = first_field(record, ("system",), path, number)
+        qid = first_field(record, ("qid",), path, number)
+        generation.setdefault(system, {})[qid] = _correctness(record.get("correct"), path, number)
     if not generation:
         raise InputError("generation file is empty", path=str(path))
     return generation

@@ -86,9 +86,9 @@ def _fields(block: str) -> dict[str, str]:
     """Each opening tag's text, up to the next tag (opening or closing)."""
     values: dict[str, str] = {}
     tags = list(_TAG.finditer(block))
-    for tag, following in zip(tags, [*tags[1:], None], strict=True):
+    ends = [tag.start() for tag in tags[1:]] + [len(block)]  # each tag's text ends here
+    for tag, end in zip(tags, ends, strict=False):
         if tag.group(1):  # a closing tag opens nothing
             continue
-        end = following.start() if following is not None else len(block)
         values.setdefault(tag.group(2).lower(), " ".join(block[tag.end() : end].split()))
     return values

@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docket.errors import ConfigError
+from docket.ir.budget import HoleOrder, parse_budget
 from docket.ir.corpus import Corpus, open_corpus
 from docket.ir.fill import FillResult, PairSet, build_pairs, summarize_fill
 from docket.ir.formats import Qrels, Run, read_qrels, read_runs
 from docket.ir.holes import find_holes, pool
 from docket.ir.queries import read_queries
 from docket.ir.simulate import SimulationReport, plan_simulation, score_simulation
+from docket.jobs.budget import BATCH, judge_in_order
 from docket.jobs.result import JobRun
 from docket.jobs.run import Progress, run_job
 from docket.jobs.spec import JobSpec
@@ -41,6 +44,8 @@ class HoleFill:
         depth: the pooling depth.
         pairs: the pairs judged, and the keys without query or document text.
         original: the qrels before filling.
+        budget: holes to judge under a budget (None: all of them).
+        order: the order they were drawn in (``depth``, ``mtf`` or ``bandit``).
     """
 
     run: JobRun
@@ -49,6 +54,8 @@ class HoleFill:
     depth: int
     pairs: PairSet
     original: Qrels
+    budget: int | None = None
+    order: str = "depth"
 
     @property
     def complete(self) -> bool:
@@ -93,6 +100,10 @@ def fill_holes(
     job: str | None = None,
     on_progress: Progress | None = None,
     judge: Judge | None = None,
+    budget: int | str | None = None,
+    order: str = "depth",
+    seed: int = 0,
+    batch: int = BATCH,
     **inputs: Any,
 ) -> HoleFill:
     """Judge the unjudged pooled pairs and compose completed qrels with provenance.
@@ -103,23 +114,43 @@ def fill_holes(
         spec: how to judge (default: DREAM on the default model, see :meth:`JobSpec.of`).
         depth: pooling depth k.
         audit: also judge the pooled pairs that are already judged.
-        limit: judge at most this many pairs.
+        limit: judge at most this many pairs: the best-ranked holes first, interleaved
+            across queries (:meth:`~docket.ir.holes.HoleReport.by_pool_rank`), then the
+            audited pairs.
         level: labels in the completed qrels: ``original``, ``automatic`` or ``reviewed``.
         rel_level: grade from which a document counts as relevant.
         job: job name (default ``holes-<qrels stem>-<method>``).
         judge: a judge object of your own instead of the spec's method (see :func:`run_job`).
+        budget: judge only this many holes (``N`` or ``"P%"`` of the holes), in ``order``.
+        order: ``depth``, ``mtf`` or ``bandit`` (:mod:`docket.ir.budget`); a rerun with the
+            same seed and batch and a larger budget continues the same order.
+        seed: breaks ties between runs in ``mtf`` and ``bandit``.
+        batch: holes judged between two updates of the order.
     """
     spec = spec or JobSpec.of()
     original, systems, texts, documents = load_ir_inputs(qrels, runs, queries, corpus, **inputs)
     holes = find_holes(original, systems, depth)
-    keys = holes.hole_keys + (_pooled_judged(original, systems, depth) if audit else [])
-    pairs = build_pairs(keys[:limit] if limit else keys, texts, documents, original, rel_level)
     name = job or f"holes-{_stem(qrels)}-{judge.method if judge else spec.method}"
-    run = run_job(pairs.pairs, spec, job=name, source=_source(qrels), on_progress=on_progress,
-                  judge=judge)  # fmt: skip
+    count = None
+    if budget is not None or order != "depth":
+        if audit or limit:
+            raise ConfigError("--budget/--order replace --limit and --audit; give one of them")
+        pairs = build_pairs(holes.hole_keys, texts, documents, original, rel_level)
+        by_key = {pair.key: pair for pair in pairs.pairs}
+        count = len(by_key) if budget is None else parse_budget(budget, len(by_key))
+        planner = HoleOrder(by_key, systems, original, order=order, seed=seed,
+                            rel_level=rel_level)  # fmt: skip
+        run = judge_in_order(by_key, planner, count, spec, job=name, source=_source(qrels),
+                             batch=batch, on_progress=on_progress, judge=judge).run  # fmt: skip
+    else:
+        ranked = [(hole.qid, hole.docid) for hole in holes.by_pool_rank()]  # what --limit keeps
+        keys = ranked + (_pooled_judged(original, systems, depth) if audit else [])
+        pairs = build_pairs(keys[:limit] if limit else keys, texts, documents, original, rel_level)
+        run = run_job(pairs.pairs, spec, job=name, source=_source(qrels),
+                      on_progress=on_progress, judge=judge)  # fmt: skip
     judgments = [j for _, j in run.judgments()]
     result = summarize_fill(original, judgments, level=level, rel_level=rel_level)
-    return HoleFill(run, result, len(holes.holes), depth, pairs, original)
+    return HoleFill(run, result, len(holes.holes), depth, pairs, original, count, order)
 
 
 def simulate_holes(

@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from docket.errors import ConfigError
-from docket.llm.provider import register_provider
 from docket.llm.types import Completion, Request
 
 Script = Callable[[Request], str | Completion]
@@ -71,7 +70,8 @@ class FakeProvider:
         )
 
 
-def _create(rest: str) -> FakeProvider:
+def create_fake(rest: str) -> FakeProvider:
+    """The provider of ``fake:<rest>`` (entry point ``fake``); ``rest`` must be registered."""
     if rest not in _SCRIPTS:
         raise ConfigError(
             f"unknown fake model 'fake:{rest}'",
@@ -80,7 +80,6 @@ def _create(rest: str) -> FakeProvider:
     return FakeProvider(name=f"fake:{rest}", script=_SCRIPTS[rest])
 
 
-register_provider("fake", _create)
 register_fake("echo", lambda request: request.messages[-1].content)
 
 

@@ -31,7 +31,6 @@ from docket.llm.gguf import (
     ensure_embedded_model,
 )
 from docket.llm.llama_engine import LlamaEngine, default_threads, get_engine, import_llama_cpp
-from docket.llm.provider import register_provider
 from docket.llm.types import Completion, Message, Request
 
 DEFAULT_N_CTX = 8192
@@ -151,7 +150,8 @@ def resolve_local_model(rest: str) -> tuple[Path, str]:
     return path, f"local:{path}"
 
 
-def _create(rest: str) -> LocalProvider:
+def create_local(rest: str) -> LocalProvider:
+    """The provider of ``local`` or ``local:<name or path>`` (entry point ``local``)."""
     import_llama_cpp()  # fail at construction, with the install command, not at the first call
     path, name = resolve_local_model(rest)
     return LocalProvider(
@@ -160,6 +160,3 @@ def _create(rest: str) -> LocalProvider:
         n_ctx=_int_env(N_CTX_ENV, DEFAULT_N_CTX),
         n_threads=_int_env(THREADS_ENV, default_threads()),
     )
-
-
-register_provider("local", _create)

@@ -6,10 +6,9 @@ Engines only ever talk to :class:`Model`; providers stay thin.
 from __future__ import annotations
 
 import asyncio
-import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
@@ -18,15 +17,18 @@ from docket.errors import (
     ModelTimeoutError,
     ModelUnavailableError,
     ParseError,
+    RequestRefusedError,
+    ServerBusyError,
     TransientModelError,
     UnreadableReplyError,
 )
 from docket.llm.cache import ResponseCache
+from docket.llm.limit import AdaptiveLimit
 from docket.llm.provider import Provider, create_provider, parse_model_name
+from docket.llm.retry_log import RetryLog
 from docket.llm.types import Completion, Message, Request
 from docket.llm.usage import Usage
 
-log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 REASK_TEMPLATE = (
@@ -46,6 +48,9 @@ class Parsed(Generic[T]):
     raw: tuple[str, ...]
     completions: tuple[Completion, ...]
     error: str = ""
+    failed_attempts: tuple[int, ...] = ()
+    """HTTP requests of each call that got no usable answer (every retry malformed): the
+    server saw them, so a judgment's usage counts them (one failure plus retries each)."""
 
     @property
     def ok(self) -> bool:
@@ -74,8 +79,10 @@ class Model:
             ``?max_in_flight=N&timeout=S``, which win over the two arguments below).
         cache: a response cache; None disables caching.
         retry: retry policy for transient failures.
-        max_concurrency: calls in flight to this model (the user's ``max_in_flight``);
-            None keeps the provider's default (64 for served models, 1 for ``local``).
+        max_concurrency: the most calls in flight to this model (the user's
+            ``max_in_flight``); None keeps the provider's default (64 for served models, 1
+            for ``local``). Within it, :class:`~docket.llm.limit.AdaptiveLimit` follows
+            what the server shows (slots it reports, latency, 429/503, timeouts).
         request_timeout_s: seconds one HTTP request may take before it counts as a
             transient failure (providers with a client timeout only).
     """
@@ -101,19 +108,39 @@ class Model:
         self.retry = retry or RetryPolicy()
         self.max_concurrency = max_concurrency or self.provider.max_concurrency
         self.usage = Usage()
-        self._semaphores: dict[int, asyncio.Semaphore] = {}
+        self.limit = AdaptiveLimit(
+            self.max_concurrency, self.name, getattr(provider, "timeout_s", None)
+        )
+        self.retry_log = RetryLog(self.name)
+        self._probed = False
+        self._probe_task: asyncio.Task[None] | None = None
+        self._probe_loop: asyncio.AbstractEventLoop | None = None
 
     @property
     def name(self) -> str:
         """Canonical model name (stored with every judgment)."""
         return self.provider.name
 
-    def _semaphore(self) -> asyncio.Semaphore:
-        # One semaphore per event loop: sync wrappers may run several loops in turn.
-        loop_id = id(asyncio.get_running_loop())
-        if loop_id not in self._semaphores:
-            self._semaphores[loop_id] = asyncio.Semaphore(self.max_concurrency)
-        return self._semaphores[loop_id]
+    async def _ask_server_once(self) -> None:
+        # Before the first call, once per Model: what the server reports about itself (its
+        # slots, its model ids). Every first call of a loop awaits the same task, so a wrong
+        # model id is refused once, before anything is sent.
+        if self._probed:
+            return
+        probe = getattr(self.provider, "probe", None)
+        if probe is None:
+            self._probed = True
+            return
+        loop = asyncio.get_running_loop()
+        if self._probe_task is None or self._probe_loop is not loop:
+            self._probe_task, self._probe_loop = loop.create_task(self._run_probe(probe)), loop
+        await asyncio.shield(self._probe_task)
+
+    async def _run_probe(self, probe: Callable[[], Awaitable[int | None]]) -> None:
+        slots = await probe()
+        if slots:
+            self.limit.set_capacity(slots)
+        self._probed = True
 
     async def generate(self, request: Request, *, timeout_s: float | None = None) -> Completion:
         """Answer ``request`` from the cache or the provider, retrying transient failures.
@@ -127,8 +154,8 @@ class Model:
             completion = replace(hit, cached=True, retries=0)
             self.usage.add_completion(self.name, completion)
             return completion
-        async with self._semaphore():
-            completion = await self._call_with_retries(request, timeout_s)
+        await self._ask_server_once()
+        completion = await self._call_with_retries(request, timeout_s)
         if self.cache is not None:
             self.cache.put(key, self.name, completion)
         self.usage.add_completion(self.name, completion)
@@ -137,11 +164,17 @@ class Model:
     async def _call_with_retries(self, request: Request, timeout_s: float | None) -> Completion:
         # Retries are counted on the completion (so each judgment's usage records them) and
         # reach ``self.usage`` through add_completion; a call that finally fails adds its
-        # retries here, since no completion carries them.
+        # retries and one failure here, since no completion carries them, and its error
+        # carries its attempts (so the judgment that records it counts them too).
         for attempt in range(self.retry.max_retries + 1):
             started = time.perf_counter()
             try:
-                completion = await self._call_once(request, timeout_s)
+                completion = await self._call_in_slot(request, timeout_s)
+            except (ModelTimeoutError, RequestRefusedError, ModelUnavailableError):
+                # Not retried: the server still saw this call's requests.
+                self.usage.failures += 1
+                self.usage.retries += attempt
+                raise
             except TransientModelError as exc:
                 if attempt == self.retry.max_retries:
                     self.usage.failures += 1
@@ -151,18 +184,38 @@ class Model:
                         if isinstance(exc, MalformedReplyError)
                         else ModelUnavailableError
                     )
-                    raise error(
+                    failed = error(
                         f"model '{self.name}' failed after {attempt + 1} attempts: {exc}",
                         hint="check that the server is running and reachable, or retry later",
-                    ) from exc
+                    )
+                    failed.attempts = attempt + 1
+                    raise failed from exc
                 delay = self.retry.delay(attempt)
-                log.warning("%s: transient failure (%s); retry in %.1fs", self.name, exc, delay)
+                self.retry_log.failed(exc, delay)
                 await asyncio.sleep(delay)
                 continue
             if not completion.latency_s:
                 completion = replace(completion, latency_s=time.perf_counter() - started)
-            return replace(completion, retries=attempt) if attempt else completion
+            return (
+                replace(completion, retries=completion.retries + attempt) if attempt else completion
+            )
         raise AssertionError("unreachable")  # pragma: no cover
+
+    async def _call_in_slot(self, request: Request, timeout_s: float | None) -> Completion:
+        # A slot per attempt: a call waiting out its backoff holds none.
+        ticket = await self.limit.acquire()
+        latency: float | None = None
+        overloaded = False
+        try:
+            completion = await self._call_once(request, timeout_s)
+            # The provider's own measure when it has one: its internal waits excluded.
+            latency = completion.latency_s or time.perf_counter() - ticket.started
+            return completion
+        except (ServerBusyError, ModelTimeoutError):
+            overloaded = True
+            raise
+        finally:
+            self.limit.release(ticket, latency=latency, overloaded=overloaded)
 
     async def _call_once(self, request: Request, timeout_s: float | None) -> Completion:
         if timeout_s is None:
@@ -170,7 +223,6 @@ class Model:
         try:
             return await asyncio.wait_for(self.provider.generate(request), timeout_s)
         except TimeoutError as exc:
-            self.usage.failures += 1
             raise ModelTimeoutError(
                 f"model '{self.name}' did not answer within {timeout_s:g} s"
             ) from exc
@@ -189,7 +241,8 @@ class Model:
             first = await self.generate(request, timeout_s=timeout_s)
         except UnreadableReplyError as exc:
             self.usage.parse_failures += 1
-            return Parsed(None, (f"(unreadable reply: {exc.message})",), (), error=exc.message)
+            raw = (f"(unreadable reply: {exc.message})",)
+            return Parsed(None, raw, (), error=exc.message, failed_attempts=(exc.attempts,))
         try:
             return Parsed(parse(first.text), (first.text,), (first,))
         except (ParseError, ValueError) as exc:
@@ -208,7 +261,7 @@ class Model:
         except UnreadableReplyError as exc:
             self.usage.parse_failures += 1
             raw = (first.text, f"(unreadable reply: {exc.message})")
-            return Parsed(None, raw, (first,), error=exc.message)
+            return Parsed(None, raw, (first,), error=exc.message, failed_attempts=(exc.attempts,))
         try:
             return Parsed(parse(second.text), (first.text, second.text), (first, second))
         except (ParseError, ValueError) as exc:

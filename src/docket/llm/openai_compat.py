@@ -8,9 +8,10 @@ The chat-completions wire format is small, so this provider speaks it with one s
 CPU per call in request building and response models) or plain httpx (whose connection
 pool scans every connection for each request: over 3 ms per call at 256 in flight; both
 measured with py-spy, see benchmarks/judge_throughput.py). Failures map onto docket
-errors as the SDK's did; retries live once, in ``Model``:
+errors as the SDK's did; retries and the limit on calls in flight live once, in ``Model``:
 
-* timeouts, lost connections, 408, 409, 429 and 5xx: :class:`TransientModelError`;
+* timeouts, lost connections, 408, 409, 429 and 5xx: :class:`TransientModelError` (429,
+  503 and timeouts as :class:`ServerBusyError`, which also lowers the calls in flight);
 * a 200 reply that is not a chat completion (invalid JSON, an HTML proxy page, no
   ``choices``): :class:`MalformedReplyError`, transient too, since proxies produce them
   in passing; if every retry gets one, the call counts as unparsed;
@@ -23,9 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlparse
 
@@ -34,10 +36,13 @@ from docket.errors import (
     MalformedReplyError,
     ModelUnavailableError,
     RequestRefusedError,
+    ServerBusyError,
     TransientModelError,
 )
-from docket.llm.provider import register_provider
+from docket.llm.server_info import ask_server
 from docket.llm.types import Completion, Request, TokenLogprob
+
+log = logging.getLogger(__name__)
 
 LOOPBACK_HOSTS = {"localhost", "127.0.0.1", "::1"}
 BLOCK_REMOTE_ENV = "DOCKET_BLOCK_REMOTE"
@@ -45,6 +50,7 @@ OPENAI_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_MAX_IN_FLIGHT = 64
 DEFAULT_TIMEOUT_S = 120.0
 TRANSIENT_STATUS = {408, 409, 429}
+BUSY_STATUS = {429, 503}
 REFUSED_STATUS = {400, 413, 422}
 
 
@@ -73,6 +79,10 @@ class OpenAICompatibleProvider:
     """How a JSON schema is sent: ``json_schema`` (OpenAI, vLLM, Ollama, llama.cpp's C++
     server) or ``json_object`` with a ``schema`` member (llama-cpp-python's server). The
     provider switches once, by itself, when a server refuses the first form."""
+    ask_server: bool = False
+    """Ask the server at start (:meth:`probe`): served models, not OpenAI's own API."""
+    _json_known: bool = field(default=False, repr=False)
+    _json_gate: Any = field(default=None, repr=False)
     _client: Any = field(default=None, repr=False)
     _client_loop: Any = field(default=None, repr=False)
     _closer: Any = field(default=None, repr=False)
@@ -103,13 +113,57 @@ class OpenAICompatibleProvider:
             await anext(self._closer)
         return self._client
 
+    async def probe(self) -> int | None:
+        """Ask the server once what it serves: its slots, or None when it does not say.
+
+        Raises ModelUnavailableError when it lists its models and this one is not there.
+        """
+        if not self.ask_server:
+            return None
+        client = await self._get_client()
+        return await ask_server(client, self.name, self.model, self.base_url or "")
+
     async def generate(self, request: Request) -> Completion:
         """Send one chat completion request and map failures onto docket errors."""
+        if self._json_form_unknown(request):
+            # The first call with a schema goes alone, so a server that refuses the form
+            # refuses one call (and logs one traceback), not every call in flight. The
+            # wait is not part of any call's latency.
+            async with self._json_lock():
+                if self._json_form_unknown(request):
+                    return await self._negotiate_json_form(request)
+        started = time.perf_counter()
+        return self._completion(*(await self._post(request)), started)
+
+    def _json_form_unknown(self, request: Request) -> bool:
+        return (
+            request.json_schema is not None and self.supports_json_schema and not self._json_known
+        )
+
+    def _json_lock(self) -> asyncio.Lock:
+        loop = asyncio.get_running_loop()
+        if self._json_gate is None or self._json_gate[0] is not loop:
+            self._json_gate = (loop, asyncio.Lock())
+        return self._json_gate[1]
+
+    async def _negotiate_json_form(self, request: Request) -> Completion:
         started = time.perf_counter()
         status, data = await self._post(request)
-        if status != 200 and self._refused_json_schema(request, data):
-            self.json_mode = "json_object"
-            status, data = await self._post(request)
+        if status == 200 or not self._refused_json_schema(request, data):
+            self._json_known = status == 200
+            return self._completion(status, data, started)
+        self.json_mode = "json_object"
+        log.warning(
+            "%s: the server refused response_format json_schema; JSON schemas go as "
+            "response_format json_object with a schema (llama-cpp-python's form)",
+            self.name,
+        )
+        status, data = await self._post(request)
+        self._json_known = status == 200
+        # The refused form was a request the server saw: it counts as a retry.
+        return replace(self._completion(status, data, started), retries=1)
+
+    def _completion(self, status: int, data: bytes, started: float) -> Completion:
         if status != 200:
             raise self._status_error(status, _error_text(data))
         return _to_completion(_body(data), time.perf_counter() - started)
@@ -123,11 +177,13 @@ class OpenAICompatibleProvider:
             async with client.post("chat/completions", data=body) as response:
                 return response.status, await response.read()
         except TimeoutError as exc:
-            raise TransientModelError(f"no answer within {self.timeout_s:g} s") from exc
+            raise ServerBusyError(f"no answer within {self.timeout_s:g} s") from exc
         except aiohttp.ClientError as exc:
             raise TransientModelError(f"{type(exc).__name__}: {exc}") from exc
 
     def _status_error(self, status: int, text: str) -> Exception:
+        if status in BUSY_STATUS:
+            return ServerBusyError(f"HTTP {status}: {text}")
         if status in TRANSIENT_STATUS or status >= 500:
             return TransientModelError(f"HTTP {status}: {text}")
         if status in REFUSED_STATUS:
@@ -236,7 +292,8 @@ def _logprobs(choice: dict[str, Any]) -> tuple[TokenLogprob, ...]:
     )
 
 
-def _create_openai(model: str) -> OpenAICompatibleProvider:
+def create_openai(model: str) -> OpenAICompatibleProvider:
+    """The provider of ``openai:<model>`` (entry point ``openai``)."""
     if not model:
         raise ConfigError(
             "model name missing", hint="write it as openai:<model>, e.g. openai:gpt-4o-mini"
@@ -250,7 +307,8 @@ def _create_openai(model: str) -> OpenAICompatibleProvider:
     return OpenAICompatibleProvider(name=f"openai:{model}", model=model, base_url=base, api_key=key)
 
 
-def _create_compatible(rest: str) -> OpenAICompatibleProvider:
+def create_compatible(rest: str) -> OpenAICompatibleProvider:
+    """The provider of ``openai-compatible:<base_url>#<model>`` (entry point of that name)."""
     base_url, sep, model = rest.partition("#")
     if not sep or not model or not base_url.startswith(("http://", "https://")):
         raise ConfigError(
@@ -262,8 +320,5 @@ def _create_compatible(rest: str) -> OpenAICompatibleProvider:
         model=model,
         base_url=base_url,
         api_key=os.environ.get("DOCKET_API_KEY") or os.environ.get("OPENAI_API_KEY"),
+        ask_server=True,
     )
-
-
-register_provider("openai", _create_openai)
-register_provider("openai-compatible", _create_compatible)

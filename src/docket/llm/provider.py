@@ -4,6 +4,13 @@ Model names look like ``openai:gpt-4o-mini``,
 ``openai-compatible:http://host:8000/v1#llama-3.3-70b``, ``local`` or ``fake:echo``.
 A provider is thin: one async ``generate``; everything else lives in :class:`~docket.llm.model.Model`.
 
+Providers are found by the prefix before ``:``, through the entry-point group
+``docket.providers`` (``prefix = "module:factory"``), the built-in ones too (declared in
+docket's ``pyproject.toml``). A plugin package declares its own and ``Model("myprov:...")``
+finds it, docket unedited. An entry point is loaded when its prefix is first asked for, so
+importing docket.llm imports no SDK; :func:`register_provider` adds one at run time
+(tests, notebooks).
+
 Any name may end in parameters for that model only, parsed here and nowhere else:
 ``openai-compatible:http://h:8000/v1#llama?max_in_flight=64&timeout=30``. They tune how
 docket calls the model, never what it answers, so they are not part of the canonical
@@ -14,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib import import_module
+from importlib.metadata import entry_points
 from typing import Protocol, runtime_checkable
 
 from docket.errors import ConfigError
@@ -37,12 +46,50 @@ class Provider(Protocol):
 
 
 ProviderFactory = Callable[[str], Provider]
+ENTRY_POINT_GROUP = "docket.providers"
+BUILTIN_PROVIDERS = {
+    "fake": "docket.llm.fake:create_fake",
+    "local": "docket.llm.local:create_local",
+    "openai": "docket.llm.openai_compat:create_openai",
+    "openai-compatible": "docket.llm.openai_compat:create_compatible",
+}
+"""docket's own entry points, as ``pyproject.toml`` declares them (a test keeps the two
+equal): used as they are when docket runs from a source tree that was never installed,
+whose metadata holds no entry points."""
 _FACTORIES: dict[str, ProviderFactory] = {}
+_SPECS: dict[str, str] | None = None
 
 
 def register_provider(prefix: str, factory: ProviderFactory) -> None:
-    """Register ``factory`` for model names ``prefix`` or ``prefix:<rest>``."""
+    """Register ``factory`` for model names ``prefix`` or ``prefix:<rest>`` at run time."""
     _FACTORIES[prefix] = factory
+
+
+def provider_specs() -> dict[str, str]:
+    """Every provider prefix known from entry points, as ``{prefix: "module:factory"}``."""
+    global _SPECS
+    if _SPECS is None:
+        found = {ep.name: ep.value for ep in entry_points(group=ENTRY_POINT_GROUP)}
+        _SPECS = {**BUILTIN_PROVIDERS, **found}
+    return _SPECS
+
+
+def _factory(prefix: str) -> ProviderFactory | None:
+    if prefix in _FACTORIES:
+        return _FACTORIES[prefix]
+    spec = provider_specs().get(prefix)
+    if spec is None:
+        return None
+    module_name, _, attribute = spec.partition(":")
+    try:
+        factory = getattr(import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(
+            f"model provider '{prefix}' ({spec}) cannot be loaded: {exc}",
+            hint="reinstall the package that provides it",
+        ) from exc
+    _FACTORIES[prefix] = factory
+    return factory
 
 
 @dataclass(frozen=True)
@@ -100,21 +147,13 @@ def create_provider(model_name: str) -> Provider:
 
     Parameters after ``?`` are ignored here; :class:`~docket.llm.model.Model` applies them.
     """
-    _ensure_builtin_providers()
     model_name = parse_model_name(model_name).name
     prefix, _, rest = model_name.partition(":")
-    factory = _FACTORIES.get(prefix)
+    factory = _factory(prefix)
     if factory is None:
-        known = ", ".join(sorted(_FACTORIES))
+        known = ", ".join(sorted({*provider_specs(), *_FACTORIES}))
         raise ConfigError(
             f"unknown model '{model_name}'",
             hint=f"use one of the prefixes {known}, e.g. 'local' or 'openai:gpt-4o-mini'",
         )
     return factory(rest)
-
-
-def _ensure_builtin_providers() -> None:
-    # Imported lazily so that importing docket.llm never imports an SDK. Always import all
-    # three (a no-op once loaded): checking for one missed the others when a caller had
-    # imported docket.llm.fake directly.
-    from docket.llm import fake, local, openai_compat  # noqa: F401

@@ -48,6 +48,11 @@ class Usage:
             setattr(self, key, getattr(self, key) + value)
 
     @property
+    def requests(self) -> int:
+        """HTTP requests the server saw: each answered call, each retry, each failed call."""
+        return self.calls + self.retries + self.failures
+
+    @property
     def tokens(self) -> int:
         """Prompt plus completion tokens."""
         return self.prompt_tokens + self.completion_tokens

@@ -7,7 +7,6 @@ Files are written to a temporary file and renamed, so a failed build leaves noth
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from pathlib import Path
@@ -19,6 +18,7 @@ from docket.adherence.record import Record
 from docket.adherence.rules.model import Tier
 from docket.errors import InputError
 from docket.readeval.personas import DEFAULT_PERSONAS, Persona
+from docket.reading import loads_json, numbered_lines, validation_error
 
 PAPER_F1 = 0.749
 REFERENCE = (
@@ -150,25 +150,13 @@ def _validated(model: type[M], data: object, path: str, line: int) -> M:
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = ".".join(str(part) for part in first["loc"]) or None
-        raise InputError(first["msg"], path=path, line=line, field=field) from exc
+        raise validation_error(exc, path, line) from exc
 
 
 def _json_lines(path: Path) -> list[tuple[int, object]]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise InputError("dataset file not found", path=str(path)) from exc
-    rows = []
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            rows.append((number, json.loads(line)))
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg})", path=str(path), line=number) from exc
-    return rows
+    if not path.is_file():
+        raise InputError("dataset file not found", path=str(path))
+    return [(number, loads_json(line, path, number)) for number, line in numbered_lines(path)]
 
 
 def read_dataset(path: str | Path) -> Dataset:

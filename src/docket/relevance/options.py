@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from docket.errors import ConfigError
+from docket.reading import first_problem
 
 Method = Literal["dream", "single", "lara", "majority"]
 METHODS: tuple[str, ...] = ("dream", "single", "lara", "majority")
@@ -76,10 +77,9 @@ class JudgeOptions(BaseModel):
         try:
             return cls(**values)
         except ValidationError as exc:
-            first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "options"
+            where, message, _ = first_problem(exc)
             raise ConfigError(
-                f"invalid judge option {where}: {first['msg']}",
+                f"invalid judge option {where or 'options'}: {message}",
                 hint="see `docket judge --help` for the allowed values",
             ) from exc
 

@@ -10,17 +10,18 @@ different content is an error.
 from __future__ import annotations
 
 import csv
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from docket.errors import InputError
+from docket.reading import json_object, numbered_lines
 from docket.relevance.types import Pair
 
 TEXT_FIELDS = ("text", "passage")
 REQUIRED = ("qid", "query", "docid")
 RELEVANT_GRADE = 2
+_FIELD_LIMIT = 2**31 - 1  # csv's largest limit on every platform (a C long)
 
 
 class PairList(list[Pair]):
@@ -132,45 +133,29 @@ Columns = tuple[str | tuple[str, ...], ...]
 
 def _records(path: str | Path, columns: Columns) -> Iterator[tuple[int, dict[str, Any]]]:
     # The file is read line by line, never held whole: a 100,000-pair input streams.
-    first = _first_line(path)
-    if not first:
+    first = next(numbered_lines(path), None)  # the first non-blank line tells JSONL from TSV
+    if first is None:
         return
     try:
-        with Path(path).open(encoding="utf-8") as handle:
-            if first.lstrip().startswith("{"):
-                yield from _jsonl(handle, str(path))
-            else:
-                yield from _tsv(handle, str(path), columns)
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the file: {exc}", path=str(path)) from None
+        if first[1].lstrip().startswith("{"):
+            yield from _jsonl(numbered_lines(path), str(path))
+        else:
+            yield from _tsv(numbered_lines(path, blank=True), str(path), columns)
+    except OSError as exc:
+        raise InputError(f"cannot read the file: {exc.strerror}", path=str(path)) from None
 
 
-def _first_line(path: str | Path) -> str:
-    """The first non-blank line (it tells JSONL from TSV), or '' for an empty file."""
-    try:
-        with Path(path).open(encoding="utf-8") as handle:
-            return next((line for line in handle if line.strip()), "")
-    except FileNotFoundError:
-        raise InputError("file not found", path=str(path)) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read the file: {exc}", path=str(path)) from None
+def _jsonl(lines: Iterable[tuple[int, str]], path: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for line_no, line in lines:
+        yield line_no, json_object(line, path, line_no)
 
 
-def _jsonl(lines: Iterable[str], path: str) -> Iterator[tuple[int, dict[str, Any]]]:
-    for line_no, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            raise InputError(f"not valid JSON ({exc.args[0]})", path=path, line=line_no) from None
-        if not isinstance(record, dict):
-            raise InputError("expected a JSON object", path=path, line=line_no)
-        yield line_no, record
-
-
-def _tsv(lines: Iterable[str], path: str, columns: Columns) -> Iterator[tuple[int, dict[str, Any]]]:
-    rows = csv.reader(lines, delimiter="\t", quoting=csv.QUOTE_NONE)
+def _tsv(
+    lines: Iterable[tuple[int, str]], path: str, columns: Columns
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    # A TSV field may be as long as a JSONL line: lift csv's 128 KiB default field limit.
+    csv.field_size_limit(max(csv.field_size_limit(), _FIELD_LIMIT))
+    rows = csv.reader((line for _, line in lines), delimiter="\t", quoting=csv.QUOTE_NONE)
     header = [name.strip().lower() for name in next(rows, [])]
     for column in columns:
         names = column if isinstance(column, tuple) else (column,)

@@ -14,14 +14,24 @@ from docket.llm.types import Completion
 from docket.llm.usage import Usage
 
 
-def usage_of(model_name: str, completions: Iterable[Completion], parse_failures: int = 0) -> dict:
+def usage_of(
+    model_name: str,
+    completions: Iterable[Completion],
+    parse_failures: int = 0,
+    failed_attempts: Iterable[int] = (),
+) -> dict:
     """Calls, cache hits, tokens, latency and cost of ``completions`` as a plain dict.
 
     As in :class:`Usage`, a cache hit counts as a hit, not a call, and adds no tokens;
     ``cache_hit_tokens`` keeps the tokens such answers once cost, so a method's size per
-    pair can be reported whether or not its answers came from the cache.
+    pair can be reported whether or not its answers came from the cache. Each call that
+    got no answer (``failed_attempts``: its HTTP requests) counts as one failure and its
+    retries, as ``Model.usage`` counts it, so stored usage adds up to what the server saw.
     """
     usage = Usage(parse_failures=parse_failures)
+    for attempts in failed_attempts:
+        usage.failures += 1
+        usage.retries += attempts - 1
     hit_tokens = 0
     for completion in completions:
         usage.add_completion(model_name, completion)
@@ -46,4 +56,4 @@ def failures_of(parsed: Parsed[Any]) -> int:
 
 def parsed_usage(model_name: str, parsed: Parsed[Any]) -> dict:
     """Usage of one structured call, including its parse failures."""
-    return usage_of(model_name, parsed.completions, failures_of(parsed))
+    return usage_of(model_name, parsed.completions, failures_of(parsed), parsed.failed_attempts)

@@ -6,7 +6,6 @@ adds nothing.
 
 from __future__ import annotations
 
-import json
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from docket.errors import InputError, ReviewError
+from docket.reading import loads_json, read_text
 from docket.review.auth import NAME, add_reviewer
 from docket.review.item import LABELS
 from docket.review.models import Decision, Reviewer, ReviewTask
@@ -111,10 +111,7 @@ def read_labelstudio(path: str | Path, job: str | None = None) -> list[dict[str,
     Raises:
         InputError: unreadable JSON or a malformed task (named by its index and field).
     """
-    try:
-        raw = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise InputError(f"cannot read Label Studio JSON: {exc}", path=str(path)) from exc
+    raw = loads_json(read_text(path), path)
     if not isinstance(raw, list):
         raise _fail(str(path), "tasks", "expected a JSON list of tasks")
     return [_parse_task(str(path), i, task, job) for i, task in enumerate(raw)]

@@ -12,6 +12,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from docket.errors import InputError
+from docket.reading import first_problem
 
 KINDS = ("relevance", "adherence")
 SENTENCE_ID = re.compile(r"^S([1-9][0-9]{0,5})$")
@@ -107,8 +108,8 @@ def check_payload(kind: str, payload: Any) -> dict[str, Any]:
     try:
         model = MODELS[kind].model_validate(payload)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        raise PayloadError(".".join(str(p) for p in first["loc"]), first["msg"]) from exc
+        field, message, _ = first_problem(exc)
+        raise PayloadError(field or "payload", message) from exc
     data = model.model_dump(mode="json")
     if kind == "relevance" and not data["sentences"]:
         data["sentences"] = [data["text"]]

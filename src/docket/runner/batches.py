@@ -6,6 +6,7 @@ size holds at most a claim batch, the calls in flight and one write batch in mem
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import time
@@ -13,27 +14,51 @@ import uuid
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from sqlalchemy.orm import Session
+
 from docket.relevance.types import Judgment, Pair
+from docket.runner.escalate import queue_escalated
 from docket.runner.records import add_judgments
 from docket.store.base import Store
 from docket.store.claims import (
     DEFAULT_LEASE_S,
     claim,
     done_among,
+    live_owners,
     mark_done,
     mark_failed,
     release,
     renew,
 )
 
+log = logging.getLogger(__name__)
 Key = tuple[str, str]
 FLUSH_EVERY_S = 0.5
 """A finished result waits at most this long (or for a full batch) before its commit."""
 
 
 def new_owner() -> str:
-    """A worker id that is unique across processes and machines."""
+    """A worker id that is unique across processes and machines: ``host:pid:random``."""
     return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+
+
+def owner_is_dead(owner: str) -> bool:
+    """Whether ``owner`` (a :func:`new_owner` id) names a process of this host that is gone.
+
+    Only this host's processes can be checked; an owner elsewhere, one of this process, or
+    one whose pid is alive (perhaps reused) counts as alive, so its leases wait to expire.
+    """
+    host, _, rest = owner.partition(":")
+    pid_text = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid_text.isdigit() or int(pid_text) == os.getpid():
+        return False
+    try:
+        os.kill(int(pid_text), 0)
+    except ProcessLookupError:
+        return True
+    except (PermissionError, OverflowError):
+        return False  # alive under another user (or no pid this system can have)
+    return False
 
 
 @dataclass
@@ -94,15 +119,33 @@ class Claimer:
         # A pair another worker judged since we read the job has a done claim, so it is
         # not claimable: no need to look at the judgments here.
         with self.store.session() as session:
-            held = claim(
-                session, self.job, keys, self.owner,
-                lease_s=self.lease_s, retry_failed=self.retry_failed,
-            )  # fmt: skip
+            held = self._claim_keys(session, keys)
             others = [key for key in keys if key not in held]
             done = done_among(session, self.job, others) if others else set()
-        self.tally.skipped += len(done)  # judged by another worker since we started
+            mine = done_among(session, self.job, list(done), self.owner) if done else set()
+        # Saved under this owner by an earlier attempt of the same batch (its Ray worker
+        # died after a commit): judged by this run, not before it.
+        self.tally.judged += len(mine)
+        self.tally.skipped += len(done) - len(mine)  # judged by another worker meanwhile
         self.tally.busy += len(others) - len(done)
         return [pair for pair in chunk if pair.key in held]
+
+    def _claim_keys(self, session: Session, keys: list[Key]) -> set[Key]:
+        """Claim ``keys``; leases of dead processes on this host are taken back at once."""
+        held = claim(
+            session, self.job, keys, self.owner,
+            lease_s=self.lease_s, retry_failed=self.retry_failed,
+        )  # fmt: skip
+        others = [key for key in keys if key not in held]
+        dead = {o for o in live_owners(session, self.job, others) if owner_is_dead(o)}
+        if dead:
+            taken = claim(
+                session, self.job, others, self.owner,
+                lease_s=self.lease_s, retry_failed=self.retry_failed, take_from=dead,
+            )  # fmt: skip
+            log.warning("took back %d pairs from stopped workers %s", len(taken), sorted(dead))
+            held |= taken
+        return held
 
     def renew(self) -> None:
         """Extend this worker's leases (called periodically while calls run)."""
@@ -117,12 +160,18 @@ class Claimer:
 
 @dataclass
 class Writer:
-    """Buffers finished pairs and commits them in batches, dropping their claims."""
+    """Buffers finished pairs and commits them in batches, dropping their claims.
+
+    With ``reviews`` set, escalated judgments are queued for that many reviewers in the
+    transaction that saves them (methods without a batch step; the others queue after
+    it).
+    """
 
     store: Store
     job: str
     owner: str
     batch: int
+    reviews: int | None = None
     results: list[tuple[Pair, Judgment]] = field(default_factory=list)
     failures: list[tuple[Key, str]] = field(default_factory=list)
     last_flush: float = field(default_factory=time.monotonic)
@@ -148,3 +197,5 @@ class Writer:
             add_judgments(session, self.job, results)
             mark_done(session, self.job, [pair.key for pair, _ in results], self.owner)
             mark_failed(session, self.job, failures)
+            if self.reviews is not None:
+                queue_escalated(session, self.job, results, self.reviews)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
+from sqlalchemy.orm import Session
+
 from docket.relevance.types import Judgment, Pair
 from docket.store.base import Store
 
@@ -41,22 +43,34 @@ def enqueue_escalations(
     store: Store, job: str, results: Iterable[tuple[Pair, Judgment]], required_reviews: int = 1
 ) -> int:
     """Create a review task for every escalated, undecided pair; return how many."""
+    with store.session() as session:
+        return queue_escalated(session, job, results, required_reviews)
+
+
+def queue_escalated(
+    session: Session, job: str, results: Iterable[tuple[Pair, Judgment]], required_reviews: int = 1
+) -> int:
+    """Queue the escalated pairs of ``results`` in the caller's transaction; return how many.
+
+    The batch loop calls it in the transaction that saves the judgments, so an interrupted
+    run leaves no escalated judgment without its review task. Idempotent: a pair already
+    queued keeps its task.
+    """
     from docket.review.queue import enqueue, relevance_key
 
     count = 0
-    with store.session() as session:
-        for pair, judgment in results:
-            if judgment.decided_by != "escalated":
-                continue
-            enqueue(
-                session,
-                job=job,
-                kind="relevance",
-                item_key=relevance_key(pair.qid, pair.docid),
-                payload=review_payload(pair, judgment),
-                required_reviews=required_reviews,
-            )
-            count += 1
+    for pair, judgment in results:
+        if judgment.decided_by != "escalated":
+            continue
+        enqueue(
+            session,
+            job=job,
+            kind="relevance",
+            item_key=relevance_key(pair.qid, pair.docid),
+            payload=review_payload(pair, judgment),
+            required_reviews=required_reviews,
+        )
+        count += 1
     return count
 
 

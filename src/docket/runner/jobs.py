@@ -58,6 +58,7 @@ def judge_job(
             store, job, pairs, judge,
             concurrency=concurrency, retry_failed=retry_failed, tally=tally,
             executor=executor, on_result=lambda _pair, _judgment: report(_settled(tally)),
+            required_reviews=required_reviews,
         )
     )  # fmt: skip
     report(len(tally.seen) - outcome.busy)

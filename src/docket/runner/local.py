@@ -73,6 +73,7 @@ async def run_judge_job(
     tally: Tally | None = None,
     executor: Executor | SavingExecutor | None = None,
     filtered: bool = False,
+    required_reviews: int = 1,
 ) -> JobOutcome:
     """Judge the unfinished ``pairs`` of ``job``, saving finished pairs in small batches.
 
@@ -82,19 +83,22 @@ async def run_judge_job(
     process writes nothing per pair. ``filtered``: the caller already left out the pairs
     judged or failed before (a worker's batch), so the job's keys are not read. A model that
     stays unavailable stops the run: saved pairs stay saved and the error is returned in
-    the outcome (not raised) so the caller can report it after the batch step.
+    the outcome (not raised) so the caller can report it after the batch step. Escalated
+    judgments are queued for ``required_reviews`` reviewers as they are saved, unless the
+    judge has a batch step (which may change them; :func:`judge_job` queues after it).
     """
     owner = owner or new_owner()
     tally = tally if tally is not None else Tally()
     claim_batch = min(concurrency, MAX_CLAIM)
     claimer = _claimer(store, job, owner, claim_batch, tally, retry_failed, lease_s, filtered)
     if isinstance(executor, SavingExecutor) and executor.saves_in(store):
-        shared = SharedJob(job, owner, retry_failed, lease_s)
+        shared = SharedJob(job, owner, retry_failed, lease_s, required_reviews)
         todo = claimer.todo(pairs)
         return _outcome(tally, await judge_elsewhere(todo, executor, store, shared, tally,
                                                      concurrency, on_result))  # fmt: skip
     # Claims come a window ahead (one transaction per window); commits every MAX_BATCH.
-    writer = Writer(store, job, owner, max(1, min(concurrency, MAX_BATCH)))
+    reviews = None if getattr(judge, "batch_step", True) else required_reviews
+    writer = Writer(store, job, owner, max(1, min(concurrency, MAX_BATCH)), reviews)
     heartbeat = asyncio.ensure_future(_renew_forever(claimer, lease_s / 3))
     error = None
     try:

@@ -21,6 +21,7 @@ and the job completes. Ray is optional (``pip install 'docket[ray]'``).
 from __future__ import annotations
 
 import itertools
+import logging
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,11 +35,15 @@ from docket.llm.usage import Usage
 from docket.relevance.records import sum_usage
 from docket.relevance.types import Judge, Judgment, Pair
 from docket.runner.local import Outcome, judge_one, run_judge_job
-from docket.runner.saving import BatchReport, SharedJob
+from docket.runner.saving import BatchReport, SharedJob, fail_batch
 from docket.store.base import Store, open_store
 from docket.store.claims import release
 
 DEFAULT_BATCH = 16
+MAX_BATCH_ATTEMPTS = 3
+"""Runs of one batch: Ray runs a batch again on the restarted actor when its actor dies,
+at most this often in all; then the batch's unfinished pairs fail with the reason."""
+log = logging.getLogger(__name__)
 
 
 def import_ray() -> Any:
@@ -101,6 +106,7 @@ class JudgeWorker:
             self.stores[url], shared.job, pairs, self.judge, concurrency=len(pairs),
             owner=shared.batch_owner(number), retry_failed=shared.retry_failed,
             lease_s=shared.lease_s, filtered=True, on_result=on_result,
+            required_reviews=shared.reviews,
         )  # fmt: skip
         usage = sum_usage(j.usage for j in judgments)
         return BatchReport(
@@ -141,7 +147,11 @@ class RayExecutor:
         """Start the actors (done by :meth:`outcomes` if not done before)."""
         if not self.actors:
             ray = import_ray()
-            remote = ray.remote(max_restarts=-1, max_task_retries=-1)(JudgeWorker)
+            # Actors restart whenever they die (a long job outlives a lost machine), but a
+            # batch that kills its actor every time (a pair that crashes the judge) is run
+            # at most MAX_BATCH_ATTEMPTS times, then fails.
+            retries = MAX_BATCH_ATTEMPTS - 1
+            remote = ray.remote(max_restarts=-1, max_task_retries=retries)(JudgeWorker)
             self.actors = [remote.remote(self.make_judge) for _ in range(self.workers)]
         return self.actors
 
@@ -152,7 +162,10 @@ class RayExecutor:
 
         async def run(chunk: list[Pair]) -> list[Outcome]:
             actor = actors[next(turn) % len(actors)]
-            return await _result(actor.judge_batch.remote(chunk))
+            try:
+                return await _result(actor.judge_batch.remote(chunk))
+            except WorkerDied as exc:  # the driver commits: the pairs are stored as failed
+                return [(pair, None, exc.reason) for pair in chunk]
 
         chunks = _chunks(pairs, self.batch)
         async for _, outcomes in bounded_each(chunks, run, limit=self._in_flight(concurrency)):
@@ -179,7 +192,10 @@ class RayExecutor:
             owner = shared.batch_owner(number)
             self.pending[owner] = (store, shared.job)
             actor = actors[number % len(actors)]
-            report = await _result(actor.save_batch.remote(url, shared, chunk, number))
+            try:
+                report = await _result(actor.save_batch.remote(url, shared, chunk, number))
+            except WorkerDied as exc:
+                report = fail_batch(store, shared, chunk, number, exc.reason)
             del self.pending[owner]
             return chunk, report
 
@@ -229,6 +245,21 @@ async def _result(call: Any) -> Any:
         if isinstance(exc.cause, DocketError):
             raise exc.cause from None
         raise
+    except ray.exceptions.RayActorError as exc:
+        raise WorkerDied(exc) from None
+
+
+class WorkerDied(Exception):
+    """A batch's actor died on every attempt (Ray gave up retrying the batch)."""
+
+    def __init__(self, error: BaseException) -> None:
+        text = " ".join(str(error).split())[:200] or type(error).__name__
+        self.reason = (
+            f"the Ray worker judging this pair's batch died on each of {MAX_BATCH_ATTEMPTS} "
+            f"attempts ({text})"
+        )
+        super().__init__(self.reason)
+        log.warning("a batch failed: %s", self.reason)
 
 
 def _chunks(pairs: Iterable[Pair], size: int) -> Iterator[list[Pair]]:

@@ -18,6 +18,7 @@ from docket.errors import ModelUnavailableError
 from docket.relevance.types import Judgment, Pair
 from docket.runner.batches import Key, Tally
 from docket.store.base import Store
+from docket.store.claims import done_among, fail_unfinished
 
 
 @dataclass(frozen=True)
@@ -30,12 +31,14 @@ class SharedJob:
             batch that Ray runs again (its worker died) takes back its own leases at once.
         retry_failed: claim pairs that failed in earlier runs too.
         lease_s: seconds a claim holds without renewal.
+        reviews: reviewers per escalated pair, queued when the judgment is saved.
     """
 
     job: str
     owner: str
     retry_failed: bool
     lease_s: float
+    reviews: int = 1
 
     def batch_owner(self, number: int) -> str:
         """The claim owner of batch ``number`` (the same on every attempt of the batch)."""
@@ -80,6 +83,26 @@ class SavingExecutor(Protocol):
         Raises the :class:`ModelUnavailableError` that stopped a batch, after yielding it.
         """
         ...
+
+
+def fail_batch(
+    store: Store, shared: SharedJob, chunk: list[Pair], number: int, reason: str
+) -> BatchReport:
+    """The report of batch ``number`` whose worker died on every attempt.
+
+    Its pairs that are neither judged nor held by another worker are stored as failed with
+    ``reason`` (``--retry-failed`` judges them again); pairs an attempt saved before it
+    died count as judged by this run.
+    """
+    owner, keys = shared.batch_owner(number), [pair.key for pair in chunk]
+    with store.session() as session:
+        done = done_among(session, shared.job, keys)
+        mine = done_among(session, shared.job, list(done), owner) if done else set()
+        failed = fail_unfinished(session, shared.job, [k for k in keys if k not in done],
+                                 owner, reason)  # fmt: skip
+    busy = len(keys) - len(done) - len(failed)
+    finished = [key for key in keys if key in mine] + failed
+    return BatchReport(len(mine), len(failed), len(done) - len(mine), busy, None, finished, {})
 
 
 async def judge_elsewhere(

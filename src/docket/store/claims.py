@@ -12,7 +12,7 @@ IMMEDIATE``).
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from sqlalchemy import and_, bindparam, delete, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -38,13 +38,15 @@ def claim(
     *,
     lease_s: float = DEFAULT_LEASE_S,
     retry_failed: bool = False,
+    take_from: Collection[str] = (),
 ) -> set[Key]:
     """Claim what is free among ``keys``: unclaimed, expired, or failed when retrying.
 
     Returns the keys this owner now holds; the others are judged, failed, or belong to
     live workers. A pair nobody claimed before costs one row of one executemany. A live
     lease of ``owner`` itself is taken back, so a batch that Ray retries after its worker
-    died (same owner) goes on at once instead of waiting for its own leases to expire.
+    died (same owner) goes on at once instead of waiting for its own leases to expire;
+    so are live leases of the owners in ``take_from`` (workers the caller knows are dead).
     """
     if not keys:
         return set()
@@ -58,7 +60,7 @@ def claim(
     held = {tuple(row) for row in session.execute(new, rows)}
     if len(held) < len(keys):
         held |= _take_over(session, job, [k for k in keys if k not in held], owner, until, now,
-                           retry_failed)  # fmt: skip
+                           retry_failed, take_from)  # fmt: skip
     return held  # type: ignore[return-value]
 
 
@@ -70,9 +72,11 @@ def _take_over(
     until: float,
     now: float,
     retry_failed: bool,
+    take_from: Collection[str] = (),
 ) -> set[Key]:
-    """Take the expired leases, ``owner``'s own, and failures (when retrying) among ``keys``."""
-    own = and_(PairClaim.owner == owner, PairClaim.expires_at < DONE)
+    """Take the expired leases, ``owner``'s own and ``take_from``'s, and failures (when
+    retrying) among ``keys``."""
+    own = and_(PairClaim.owner.in_([owner, *take_from]), PairClaim.expires_at < DONE)
     takeable = and_(PairClaim.failed.is_(None), or_(PairClaim.expires_at < now, own))
     if retry_failed:
         takeable = or_(takeable, PairClaim.failed.is_not(None))
@@ -93,16 +97,40 @@ def _take_over(
     return {tuple(row) for row in result}  # type: ignore[misc]
 
 
-def done_among(session: Session, job: str, keys: Sequence[Key]) -> set[Key]:
-    """Which of ``keys`` are judged (their claim is a done marker)."""
+def live_owners(session: Session, job: str, keys: Sequence[Key]) -> set[str]:
+    """The owners of the live (unexpired, unfinished) leases among ``keys``."""
     if not keys:
         return set()
     rows = session.execute(
-        select(PairClaim.qid, PairClaim.docid).where(
-            PairClaim.job == job, _in(keys), PairClaim.expires_at >= DONE
+        select(PairClaim.owner)
+        .distinct()
+        .where(
+            PairClaim.job == job,
+            _in(keys),
+            PairClaim.failed.is_(None),
+            PairClaim.expires_at >= time.time(),
+            PairClaim.expires_at < DONE,
         )
     )
-    return {tuple(row) for row in rows}  # type: ignore[misc]
+    return {owner for (owner,) in rows if owner}
+
+
+def done_among(
+    session: Session, job: str, keys: Sequence[Key], owner: str | None = None
+) -> set[Key]:
+    """Which of ``keys`` are judged (their claim is a done marker), by ``owner`` if given.
+
+    A done marker keeps the owner that saved the judgment, so a run can tell the pairs it
+    judged itself (an earlier attempt of the same batch) from those judged by others.
+    """
+    if not keys:
+        return set()
+    stmt = select(PairClaim.qid, PairClaim.docid).where(
+        PairClaim.job == job, _in(keys), PairClaim.expires_at >= DONE
+    )
+    if owner is not None:
+        stmt = stmt.where(PairClaim.owner == owner)
+    return {tuple(row) for row in session.execute(stmt)}  # type: ignore[misc]
 
 
 def mark_done(session: Session, job: str, keys: Sequence[Key], owner: str) -> None:
@@ -156,6 +184,32 @@ def mark_failed(session: Session, job: str, failures: Sequence[tuple[Key, str]])
         claim_row.owner, claim_row.expires_at = None, None
         claim_row.failed = reason
         claim_row.attempts = (claim_row.attempts or 0) + 1
+
+
+def fail_unfinished(
+    session: Session, job: str, keys: Sequence[Key], owner: str, reason: str
+) -> list[Key]:
+    """Record ``reason`` as the failure of each of ``keys`` that no one else holds or judged.
+
+    A pair fails if it has no claim, an expired lease, or a live lease of ``owner`` (a batch
+    that could not finish); judged pairs and other live workers' pairs are left alone.
+    Returns the keys now failed.
+    """
+    if not keys:
+        return []
+    rows = session.execute(
+        select(PairClaim.qid, PairClaim.docid, PairClaim.owner, PairClaim.expires_at,
+               PairClaim.failed).where(PairClaim.job == job, _in(keys))
+    ).all()  # fmt: skip
+    now, claimed = time.time(), {(q, d): (o, e, f) for q, d, o, e, f in rows}
+    failing = []
+    for key in keys:
+        held_by, expires_at, failed = claimed.get(key, (None, None, None))
+        free = key not in claimed or failed is not None or (expires_at or 0) < now
+        if free or (held_by == owner and (expires_at or 0) < DONE):
+            failing.append(key)
+    mark_failed(session, job, [(key, reason) for key in failing])
+    return failing
 
 
 def failed_pairs(session: Session, job: str) -> list[tuple[str, str, str]]:

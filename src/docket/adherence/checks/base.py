@@ -10,6 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from docket.errors import ConfigError
+from docket.reading import first_problem
 
 Level = Literal["text", "record"]
 
@@ -171,13 +172,11 @@ def validate_params(checker_name: str, params: dict[str, Any]) -> BaseModel:
 
 def describe_validation_error(exc: ValidationError) -> str:
     """The first pydantic error as ``parameter 'x': message``."""
-    first = exc.errors()[0]
-    loc = ".".join(str(part) for part in first["loc"])
-    if first["type"] == "extra_forbidden":
+    loc, message, kind = first_problem(exc)
+    if kind == "extra_forbidden":
         return f"unknown parameter '{loc}'"
-    if first["type"] == "missing":
+    if kind == "missing":
         return f"parameter '{loc}' is required"
-    message = first["msg"].removeprefix("Value error, ")
     return f"parameter '{loc}': {message}" if loc else message
 
 
