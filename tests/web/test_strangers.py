@@ -59,6 +59,7 @@ def test_a_stranger_posting_a_deep_body_gets_401_and_nothing_is_parsed(
                 answer = httpx.post(url + path, content=DEEP, headers={**headers, **extra})
                 assert answer.status_code == 401, (path, answer.text)
                 assert no_parsing == [], path  # checked before the client parses the answer
+                assert answer.headers["connection"] == "close"  # the body is not drained
                 assert answer.json()["error"] and answer.json()["hint"]
                 no_parsing.clear()
 

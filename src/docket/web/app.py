@@ -27,6 +27,8 @@ from docket.web.kit import WebKit
 from docket.web.middleware import ASGIApp, BodyLimits, Gate, HostCheck, Scope, SecurityHeaders
 
 PUBLIC_BODY_PATHS = ("/login",)
+# The unread body of a refused stranger is not drained: the server closes the connection.
+CLOSE = {"Connection": "close"}
 """Paths that take a body from callers without credentials (the login form)."""
 
 
@@ -56,11 +58,11 @@ def stranger_gate(kit: WebKit, public: tuple[str, ...] = PUBLIC_BODY_PATHS) -> G
         try:
             found = await run_in_threadpool(kit.viewer, request)
         except HttpError as exc:
-            return answer(request, exc.status, exc.message, exc.hint, exc.headers)
+            return answer(request, exc.status, exc.message, exc.hint, {**exc.headers, **CLOSE})
         if found is not None:
             return None
         refusal = NotAuthenticated()
-        return answer(request, 401, refusal.message, refusal.hint, refusal.headers)
+        return answer(request, 401, refusal.message, refusal.hint, {**refusal.headers, **CLOSE})
 
     return gate
 
