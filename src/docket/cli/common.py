@@ -96,6 +96,10 @@ def _stop_on_sigterm(terminated: list[int]) -> Any:
 
     def on_sigterm(signum: int, _frame: Any) -> None:
         terminated.append(signum)
+        if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
+            # SIGINT is ignored (a job started with `&` from a script): raising it would do
+            # nothing. asyncio.run cancels the job when the exception leaves its loop.
+            raise KeyboardInterrupt
         signal.raise_signal(signal.SIGINT)
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)
