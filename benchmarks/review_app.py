@@ -10,7 +10,11 @@ inserted in bulk; every 10th assigned, every 20th decided once), then measures:
   under 50 ms median at 100,000 tasks;
 - decision throughput: ``--threads`` reviewers deciding the first ``--decide`` tasks
   at once through ``record_decision`` (each decision its own transaction), checking
-  that none is lost and none is double-counted.
+  that none is lost and none is double-counted;
+- a stranger flood (issue 19): one client without a token posts the worst bodies under
+  the 1 MiB limit to the decision route back to back while ``GET /login`` and a small
+  authenticated ``GET /next.json`` are timed on a real server; target p95 < 50 ms.
+  ``--flood-only`` runs just this and writes benchmarks/results/review_app_strangers.json.
 
 Usage:
     .venv/bin/python benchmarks/review_app.py [--tasks 100000] [--runs 30] [--threads 4]
@@ -41,10 +45,15 @@ from docket.review.payloads import validate_payload
 from docket.review.queue import record_decision
 from docket.review.web import create_app
 from docket.store.base import Store, open_store, utcnow
+from docket.web import WebSettings
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from tests.review.review_helpers import wound_payload  # noqa: E402
+
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from stranger_flood import Probe, start_process, worst_bodies  # noqa: E402
+from stranger_flood import run as run_flood  # noqa: E402
 
 
 def _seed(store: Store, tasks: int, reviewers: int, race: int) -> list[str]:
@@ -187,6 +196,22 @@ def _pages(store: Store, tokens: list[str], tasks: int, runs: int) -> dict[str, 
     return results
 
 
+def _strangers(path: Path, token: str, seconds: float) -> dict:
+    """Probe latencies on a real server while a tokenless client floods the decision route."""
+    settings = WebSettings()
+    url, stop = start_process(lambda: create_app(open_store(path), settings))
+    probes = [
+        Probe("GET /login", "GET", "/login"),
+        Probe("GET /next.json (token)", "GET", "/next.json", {"Authorization": f"Bearer {token}"}),
+    ]
+    bodies = worst_bodies(settings.max_body_bytes, settings.max_json_depth)
+    print(f"stranger flood on POST /tasks/1/decision, {seconds:.0f} s per phase:")
+    try:
+        return run_flood(url, "/tasks/1/decision", bodies, probes, seconds)
+    finally:
+        stop()
+
+
 def main() -> None:
     """Run the measurements, print a table, write the JSON result."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -194,15 +219,30 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--threads", type=int, default=4)
     parser.add_argument("--decide", type=int, default=500, help="tasks in the decision race")
+    parser.add_argument("--flood-seconds", type=float, default=10.0, help="0: no flood")
+    parser.add_argument("--flood-only", action="store_true", help="only the stranger flood")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         store = open_store(Path(tmp) / "bench.db")
+        if args.flood_only:
+            tokens = _seed(store, 100, 2, 0)
+            store.close()
+            flood = _strangers(Path(tmp) / "bench.db", tokens[1], args.flood_seconds)
+            out = ROOT / "benchmarks" / "results" / "review_app_strangers.json"
+            out.write_text(json.dumps({"args": vars(args), "stranger_flood": flood}, indent=2))
+            print(f"written {out.relative_to(ROOT)}")
+            return
         started = time.perf_counter()
         tokens = _seed(store, args.tasks, args.threads, min(args.decide, args.tasks))
         seed_s = time.perf_counter() - started
         pages = _pages(store, tokens, args.tasks, args.runs)
         decisions = _throughput(store, min(args.decide, args.tasks), args.threads)
         store.close()
+        flood = (
+            _strangers(Path(tmp) / "bench.db", tokens[-1], args.flood_seconds)
+            if args.flood_seconds > 0
+            else None
+        )
     rows = [
         (name, f"{v['median_ms']:.1f} ms", f"{v['p95_ms']:.1f} ms") for name, v in pages.items()
     ]
@@ -225,6 +265,7 @@ def main() -> None:
         "target": "queue pages under 50 ms median at 100,000 tasks",
         "pages": pages,
         "decisions": decisions,
+        "stranger_flood": flood,
     }
     out = ROOT / "benchmarks" / "results" / "review_app.json"
     out.write_text(json.dumps(result, indent=2) + "\n")

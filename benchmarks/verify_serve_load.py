@@ -4,9 +4,11 @@ Starts the verification API on loopback with the 20-rule example set (its 8 fmt 
 sim/sub rules are left out so no model is needed), sends submissions of many turns, and
 while each is being verified measures how long ``GET /health`` takes: with the work in a
 worker thread and linear prompt fitting, the health check stays fast. Also times the
-refusal of a request of 100,000 empty turns.
+refusal of a request of 100,000 empty turns. Then (issue 19) a stranger without a token
+posts the worst bodies under the 8 MiB limit back to back while ``GET /health`` and a
+small authenticated ``POST /v1/verify`` are timed: target p95 < 50 ms for both.
 
-    .venv/bin/python benchmarks/verify_serve_load.py [--turns 500 1000 1999]
+    .venv/bin/python benchmarks/verify_serve_load.py [--turns 500 1000 1999] [--flood-seconds 10]
 
 Prints a table and writes ``benchmarks/results/verify_serve_load.json``.
 """
@@ -15,34 +17,25 @@ from __future__ import annotations
 
 import argparse
 import json
-import socket
 import statistics
+import sys
 import threading
 import time
 from pathlib import Path
 
 import httpx
-import uvicorn
 
 from docket.adherence.rules import load_rules
 from docket.adherence.verify import Verifier
-from docket.adherence.web.api import create_app
+from docket.adherence.web.api import DEFAULT_SETTINGS, create_app
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from stranger_flood import Probe, start, start_process, worst_bodies  # noqa: E402
+from stranger_flood import run as run_flood  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "bench-token-0123456789abcdef"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
-
-
-def start(app: object) -> tuple[str, uvicorn.Server, threading.Thread]:
-    """Run ``app`` on a free loopback port in a thread."""
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.02)
-    return f"http://127.0.0.1:{sock.getsockname()[1]}", server, thread
 
 
 def body(turns: int, text: str = "Hello, I need a ticket to Leeds please.") -> dict:
@@ -82,6 +75,7 @@ def health_during(url: str, payload: dict) -> dict[str, float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, nargs="+", default=[500, 1000, 1999])
+    parser.add_argument("--flood-seconds", type=float, default=10.0)
     args = parser.parse_args()
     ruleset = load_rules(ROOT / "examples" / "sop" / "rules.yaml")
     fmt_only = ruleset.model_copy(update={"rules": ruleset.by_tier("fmt")})
@@ -97,6 +91,25 @@ def main() -> None:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+    small = json.dumps(body(2)).encode()
+    probes = [
+        Probe("GET /health", "GET", "/health"),
+        Probe(
+            "POST /v1/verify (2 turns)",
+            "POST",
+            "/v1/verify",
+            {**AUTH, "Content-Type": "application/json"},
+            small,
+        ),
+    ]
+    bodies = worst_bodies(DEFAULT_SETTINGS.max_body_bytes, DEFAULT_SETTINGS.max_json_depth)
+    print(f"stranger flood on POST /v1/verify, {args.flood_seconds:.0f} s per phase:")
+    # The server in its own process, so the clients here do not share its GIL.
+    flood_url, stop = start_process(lambda: create_app(Verifier(fmt_only), tokens={TOKEN: "bench"}))
+    try:
+        stranger = run_flood(flood_url, "/v1/verify", bodies, probes, args.flood_seconds)
+    finally:
+        stop()
     print(
         f"{'turns':>6} {'status':>6} {'request s':>10} {'health p50 ms':>14} {'health max ms':>14}"
     )
@@ -107,7 +120,10 @@ def main() -> None:
         )
     print(f"100,000 empty turns: HTTP {refusal['status']} in {refusal['seconds']:.2f} s")
     out = ROOT / "benchmarks" / "results" / "verify_serve_load.json"
-    out.write_text(json.dumps({"by_turns": rows, "flood_100k": refusal}, indent=2) + "\n")
+    out.write_text(
+        json.dumps({"by_turns": rows, "flood_100k": refusal, "stranger_flood": stranger}, indent=2)
+        + "\n"
+    )
     print(f"wrote {out}")
 
 

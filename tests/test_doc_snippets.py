@@ -98,11 +98,11 @@ def _resolve(words: list[str]):  # type: ignore[no-untyped-def]
 
     command = typer.main.get_command(app)
     while hasattr(command, "commands"):
-        commands = command.commands  # type: ignore[attr-defined]
-        if words and words[0] in commands:
-            command = commands[words.pop(0)]
-        elif "run" in commands:  # `docket verify FILE` runs `docket verify run FILE`
-            command = commands["run"]
+        names = command.list_commands(None)  # type: ignore[attr-defined]
+        if words and words[0] in names:
+            command = command.get_command(None, words.pop(0))  # type: ignore[attr-defined]
+        elif "run" in names:  # `docket verify FILE` runs `docket verify run FILE`
+            command = command.get_command(None, "run")  # type: ignore[attr-defined]
         else:
             break
     return command

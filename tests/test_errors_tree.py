@@ -48,7 +48,7 @@ def test_every_drawn_edge_is_a_real_subclass_and_every_error_is_drawn() -> None:
     classes = _docket_errors()
     nodes = _tree()
     drawn = {name for name, _, _ in nodes}
-    assert drawn == set(classes), (drawn ^ set(classes))
+    assert drawn == set(classes), drawn ^ set(classes)
     for name, parent, _ in nodes:
         if parent is not None:
             assert classes[parent] in classes[name].__bases__, (name, parent)

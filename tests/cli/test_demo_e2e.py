@@ -25,7 +25,7 @@ def test_debate_on_the_embedded_model_then_resume(tmp_path: Path) -> None:
     args = ("judge", str(EXAMPLES), "--model", "local", "--db", str(db), "--job", "demo")
     first = _docket(*args, "--cache", str(tmp_path / "cache.sqlite"))
     assert first.returncode == 0, first.stderr[-3000:]
-    assert "decided by" in first.stdout and "LLM calls" in first.stdout
+    assert "decided" in first.stdout and "calls" in first.stdout
     assert (
         "one debate, round by round" in first.stdout
         and "round 1, A, stance relevant" in first.stdout

@@ -144,6 +144,7 @@ def test_a_reply_without_label_is_reasked_once(tmp_path):
 
 
 def test_show_unknown_pair_is_one_clear_line(tmp_path):
+    open_store(tmp_path / "d.db").close()  # a store without that pair (no store: refused)
     result = runner.invoke(app, ["show", "q9", "nope", "--db", str(tmp_path / "d.db")])
     assert result.exit_code != 0
     assert "no judgment of pair q9 / nope" in str(result.exception)

@@ -73,7 +73,7 @@ def test_debate_labels_agreements_and_escalates_the_rest(tmp_path: Path) -> None
     assert records["d3"].rounds == 2 and len(records["d3"].transcript) == 4
     assert tasks == 10
     assert "10 pair(s) wait for a human" in result.output
-    assert "LLM calls" in result.output and "decided by" in result.output
+    assert "calls" in result.output and "decided" in result.output
     # the scripted debaters say "scripted" every round: no round-2 turn engaged
     assert "debate turns after round 1 that engaged: 0 of 20 (0%)" in result.output
 
@@ -203,6 +203,7 @@ def test_export_as_judged_and_as_reviewed(tmp_path: Path) -> None:
 
 
 def test_export_of_unknown_job_is_a_clear_error(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    open_store(tmp_path / "d.db").close()  # a store without that job (no store: refused)
     args = ("export", "--job", "nope", "--db", str(tmp_path / "d.db"), "-o", str(tmp_path / "x"))
     code, err = _main(monkeypatch, capsys, *args)
     assert code == 2 and "no job named 'nope'" in err
@@ -290,3 +291,18 @@ def _stored(db: Path) -> int:
             return conn.execute("SELECT COUNT(*) FROM judgments").fetchone()[0]
     except sqlite3.OperationalError:  # tables not created yet
         return 0
+
+
+def test_a_model_id_the_server_does_not_list_leaves_no_store(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    from tests.scripted_server import Reply, serve
+
+    listed = {"object": "list", "data": [{"id": "qwen", "object": "model"}]}
+    db = tmp_path / "d.db"
+    with serve(lambda _body: "never asked", gets={"/v1/models": Reply(200, listed)}) as server:
+        args = ("judge", str(EXAMPLES), "--model", server.model("qwn"), "--db", str(db))
+        code, err = _main(monkeypatch, capsys, *args, "--cache", "off")
+        assert server.requests == []
+    assert code == 2 and "serves qwen, not 'qwn'" in err
+    assert not db.exists()

@@ -235,3 +235,20 @@ def test_fill_limit_takes_the_best_ranked_holes_across_queries(bench, tmp_path: 
         judged = {(r.qid, r.docid) for r in load_judgments(session, "lim")}
     assert judged == {(h.qid, h.docid) for h in ranked[:limit]}
     assert len({qid for qid, _ in judged}) > 1 and judged != set(first_query)
+
+
+def test_simulate_against_a_dead_server_exits_2(  # type: ignore[no-untyped-def]
+    bench, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """It printed its report and exited 0; now it stops with the model's one line."""
+    import socket
+
+    with socket.socket() as probe:  # a free port, closed again: connections are refused
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    args = ["holes", "simulate", "--qrels", bench.qrels, "--runs", *bench.runs]
+    args += ["--corpus", bench.corpus, "--corpus-index", bench.index, "--queries", bench.queries]
+    args += ["--model", f"openai-compatible:http://127.0.0.1:{port}/v1#m", "--cache", "off"]
+    args += ["--db", tmp_path / "s.db", "--max-retries", 0, "--fraction", 1.0]
+    code, err = _main(monkeypatch, capsys, *args)
+    assert code == 2 and "stopped early" in err and "Traceback" not in err

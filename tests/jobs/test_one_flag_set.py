@@ -26,7 +26,7 @@ runner = CliRunner()
 def _command(path: list[str]) -> click.Command:
     command: click.Command = typer.main.get_command(app)
     for name in path:
-        command = command.commands[name]  # type: ignore[attr-defined]
+        command = command.get_command(None, name)  # type: ignore[attr-defined]
     return command
 
 

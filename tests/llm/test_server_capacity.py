@@ -212,3 +212,15 @@ def test_judge_refuses_a_model_id_the_server_does_not_list_in_one_line(tmp_path)
     [line] = [line for line in done.stderr.splitlines() if line.startswith("error: ")]
     assert "serves qwen, not 'qwn'" in line and "#qwen" in line
     assert "Traceback" not in done.stderr and "WARNING" not in done.stderr
+
+
+def test_a_limit_of_one_is_never_said_to_be_lowered(caplog) -> None:  # type: ignore[no-untyped-def]
+    async def run() -> AdaptiveLimit:
+        limit = AdaptiveLimit(1, "local")  # the embedded model: one call at a time
+        for _ in range(3):
+            limit.release(await limit.acquire(), latency=None, overloaded=True)
+        return limit
+
+    with caplog.at_level(logging.INFO, logger="docket.llm.limit"):
+        limit = asyncio.run(run())
+    assert (limit.current, limit.decreases) == (1, 0) and not caplog.records

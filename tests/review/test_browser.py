@@ -178,3 +178,30 @@ def _shot_path() -> Path:
     if os.environ.get("DOCKET_UPDATE_SCREENSHOTS") == "1":
         return DOCS / "review-item.png"
     return Path(os.environ.get("TMPDIR", "/tmp")) / "docket-review-item.png"
+
+
+def test_single_judgment_empty_turn_and_a_refused_decision(page, store: Store) -> None:  # type: ignore[no-untyped-def]
+    from docket.review.queue import close_task
+    from docket.runner.escalate import review_payload
+    from tests.review.test_single_judgment import PAIR, _lara_escalation
+
+    with store.session() as session:
+        token = add_reviewer(session, "cy")[1]
+    lara = _enqueue(store, "q3/d1", review_payload(PAIR, _lara_escalation()))
+    empty = relevance_payload()
+    empty["transcript"][1]["reasoning"] = ""
+    debate = _enqueue(store, "q3/d2", empty)
+    _log_in(page, token)
+    page.goto(f"/tasks/{lara}")
+    judgment = page.locator("#single-judgment")
+    assert "low confidence: P(yes) = 0.509" in judgment.inner_text()
+    assert page.locator("text=arguing neutral").count() == 0
+    page.goto(f"/tasks/{debate}")
+    assert page.locator(".turn .reasoning.empty").inner_text() == "(no reasoning given)"
+    with store.session() as session:
+        close_task(session, debate)  # closed while the reviewer looks at it
+    page.keyboard.press("r")
+    page.wait_for_selector("#decision-error")
+    assert page.url.endswith(f"/tasks/{debate}/decision")  # still on the item, not a dead end
+    assert "not saved" in page.locator("#decision-error").inner_text()
+    assert page.locator("h1").inner_text().startswith(f"Task {debate}")

@@ -450,3 +450,19 @@ def test_engine_transcripts_with_unparsed_turns(
     html = client.get(f"/tasks/{task_id}").text
     assert "unparsed reply" in html and "&lt;script&gt;alert(&#39;raw&#39;)" in html
     assert "<script>alert" not in html
+
+
+def test_a_json_client_without_accept_gets_json(
+    client: TestClient, store: Store, tokens: dict
+) -> None:
+    # A script: bearer token, JSON body, no Accept header (httpx sends "*/*").
+    [task_id] = _tasks(store, 1)
+    auth = {"Authorization": f"Bearer {tokens['ann']}"}
+    made = client.post(f"/tasks/{task_id}/decision", json={"label": 1}, headers=auth)
+    assert made.status_code == 201 and made.headers["content-type"] == "application/json"
+    bad = client.post(f"/tasks/{task_id}/decision", json={"label": "x"}, headers=auth)
+    assert bad.status_code == 400 and "label" in bad.json()["error"]  # a refusal, as JSON too
+    page = client.get(f"/tasks/{task_id}", headers=auth)
+    assert page.headers["content-type"] == "application/json" and page.json()["task"]
+    browser = client.get(f"/tasks/{task_id}", headers={**auth, "Accept": "text/html"})
+    assert browser.headers["content-type"].startswith("text/html")  # asked for HTML

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import delete
 
+from docket.cli.common import EXIT_INCOMPLETE
 from docket.store import load_judgments, open_store, upsert_job
 from docket.store.claims import DONE, claim, mark_done
 from docket.store.tables import Job, JudgmentRecord, PairClaim
@@ -57,8 +58,9 @@ def _two_workers_share(db: str, tmp_path: Path) -> None:
         outputs = [w.communicate(timeout=120) for w in workers]
         calls = [user_text(body) for body in server.requests]
     for worker, (out, err) in zip(workers, outputs, strict=True):
-        # A worker that left pairs to the other says the job is incomplete: exit 4.
-        assert worker.returncode == (4 if _left_to_other(out) else 0), err[-2000:]
+        # A worker that left pairs to the other says the job is incomplete (exit 75).
+        expected = EXIT_INCOMPLETE if _left_to_other(out) else 0
+        assert worker.returncode == expected, err[-2000:]
     store = open_store(db)
     try:
         with store.session() as session:

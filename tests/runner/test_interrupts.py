@@ -45,15 +45,17 @@ def _pairs(tmp_path: Path) -> Path:
     return path
 
 
-def _judge(pairs: Path, model: str, db: Path) -> subprocess.Popen:
+def _judge(pairs: Path, model: str, db: Path, ignore_sigint: bool = False) -> subprocess.Popen:
     command = [
         sys.executable, "-m", "docket", "judge", str(pairs), "--method", "dream",
         "--model", model, "--db", str(db), "--job", "j", "--cache", "off",
         "--concurrency", "2", "--max-retries", "0",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1"}
+    # A command started with `&` from a script inherits SIGINT ignored.
+    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None
     return subprocess.Popen(command, env=env, cwd=pairs.parent, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+                            stderr=subprocess.PIPE, text=True, preexec_fn=ignore)  # fmt: skip
 
 
 def _saved(db: Path) -> int:
@@ -90,16 +92,20 @@ def _state(db: Path) -> tuple[set[str], set[str], int]:
 
 
 @pytest.mark.parametrize(
-    ("sent", "code", "said"),
-    [(signal.SIGTERM, 143, "terminated (SIGTERM)"), (signal.SIGINT, 130, "interrupted")],
-    ids=["sigterm", "sigint"],
+    ("sent", "code", "said", "ignore_sigint"),
+    [
+        (signal.SIGTERM, 143, "terminated (SIGTERM)", False),
+        (signal.SIGINT, 130, "interrupted", False),
+        (signal.SIGTERM, 143, "terminated (SIGTERM)", True),
+    ],
+    ids=["sigterm", "sigint", "sigterm-with-sigint-ignored"],
 )
 def test_a_signal_saves_the_batch_prints_the_resume_line_and_exits(
-    tmp_path: Path, sent: signal.Signals, code: int, said: str
+    tmp_path: Path, sent: signal.Signals, code: int, said: str, ignore_sigint: bool
 ) -> None:
     pairs, db = _pairs(tmp_path), tmp_path / "d.db"
     with serve(_stance, delay_s=0.1) as server:
-        process = _judge(pairs, server.model(), db)
+        process = _judge(pairs, server.model(), db, ignore_sigint)
         _wait_for_saved(db, process, at_least=2)
         process.send_signal(sent)
         _out, err = process.communicate(timeout=60)

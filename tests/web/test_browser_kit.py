@@ -281,8 +281,15 @@ def test_the_page_sends_the_scenario_so_field_rules_see_it(context, store: Store
             }
 
         assert check("Hello") == {"SC": "not_yet", "SU": "not_yet"}  # fields not sent yet
+        # not_yet is not a flag: not counted as one and not offered "Accept and fix".
+        assert "0 flags" in page.locator("#verify-status").text_content()
+        assert page.locator("li.result button.accept").count() == 0
         page.fill("#field-scenario", "Maria's 09:15 train to York was cancelled.")
         page.fill("#field-summary", "one two three four five six seven")
         assert check("Hi again") == {"SC": "pass", "SU": "fail"}
         explanation = page.locator('li.result[data-rule-id="SU"] .explanation').text_content()
         assert "missing" not in explanation  # judged on the text that was sent
+        assert "1 flag." in page.locator("#verify-status").text_content()
+        page.click('li.result[data-rule-id="SU"] button.accept')
+        # Turns are numbered from 1, as in the list of turns: the second turn is "turn 2".
+        assert page.locator(".fix-editor label").text_content() == "Fixed text of turn 2"

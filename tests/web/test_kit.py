@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import pytest
@@ -87,8 +88,11 @@ def test_the_limiter_remembers_a_bounded_number_of_keys() -> None:
     assert len(limiter._tracks) == MAX_KEYS
 
 
-def test_json_depth() -> None:
-    assert [json_depth(v) for v in (1, [], {"a": [1, {"b": []}]}, [[[[]]]])] == [0, 1, 4, 4]
+def test_json_depth_is_a_byte_scan_that_skips_strings() -> None:
+    values = (1, [], {"a": [1, {"b": []}]}, [[[[]]]], ["[[[", {"x": '}}\\"]]'}], ["\\", "["])
+    assert [json_depth(json.dumps(v).encode()) for v in values] == [0, 1, 4, 4, 2, 1]
+    # Malformed: as deep as a recursive parser would go before failing.
+    assert json_depth(b"[" * 100_000) == 100_000 and json_depth(b"]]") == 0
 
 
 def test_sessions_expire_are_purged_and_end_with_their_token(store: Store) -> None:
@@ -121,3 +125,27 @@ def test_end_token_sessions(store: Store) -> None:
         web_sessions.start_session(s, "verify", Principal("ann"), sha256("b"), 1)
         assert web_sessions.end_token_sessions(s, sha256("a")) == 2
         assert len(s.scalars(select(WebSessionRow)).all()) == 1
+
+
+def test_one_broken_script_locks_out_only_its_own_credential() -> None:
+    clock = Clock()
+    settings = WebSettings(lockout_failures=3, lockout_s=300, login_attempts_per_client=100)
+    limiter = LoginLimiter(settings, clock)
+    old = "dkr_revoked-token-of-one-script"
+    for _ in range(10):  # the same wrong token, again and again
+        limiter.record("10.0.0.5", old, ok=False)
+    assert limiter.locked_seconds("10.0.0.5", old) == 300
+    assert limiter.wait_seconds("10.0.0.5", old) == 300
+    good = "dkr_valid-token-of-another-script"
+    assert limiter.locked_seconds("10.0.0.5", good) == 0  # same host, other credential
+    assert limiter.wait_seconds("10.0.0.5", good) == 0
+    assert limiter.locked_seconds("10.0.0.6", old) == 0  # same token, other host
+    clock.now += 301
+    assert limiter.locked_seconds("10.0.0.5", old) == 0
+
+
+def test_different_wrong_credentials_still_lock_out_the_address() -> None:
+    limiter = LoginLimiter(WebSettings(lockout_failures=3, lockout_s=300), Clock())
+    for i in range(3):  # guessing: three different tokens
+        limiter.record("10.0.0.7", f"guess-{i:020d}", ok=False)
+    assert limiter.locked_seconds("10.0.0.7", "dkr_valid-token-never-tried") == 300

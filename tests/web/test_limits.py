@@ -1,7 +1,8 @@
 """Limits before work, through a real uvicorn server on loopback (bounded request loops).
 
-Body size (413 before parsing or authentication), JSON depth (400), login rate limits
-per client and lockout (429 with Retry-After). Counts only; no timed assertions.
+Credentials before the body (401 for strangers, body never read), body size (413),
+JSON depth (400), login rate limits per client and lockout (429 with Retry-After).
+Counts only; no timed assertions.
 """
 
 from __future__ import annotations
@@ -49,19 +50,22 @@ def test_a_declared_large_body_is_refused_before_auth(store: Store, which: str) 
 def test_a_streamed_body_is_counted_while_read(store: Store, which: str) -> None:
     make = review_app if which == "review" else verify_app
     path = "/login" if which == "review" else "/v1/verify"
+    # /login is public; /v1/verify reads bodies of token holders only.
+    headers = JSON if which == "review" else {**JSON, "Authorization": f"Bearer {ANN}"}
     with serve(make(store, max_body_bytes=50_000)) as url:
         # No Content-Length: chunked transfer; the middleware counts what arrives.
-        streamed = httpx.post(url + path, content=_chunks(200_000), headers=JSON)
+        streamed = httpx.post(url + path, content=_chunks(200_000), headers=headers)
         _assert_error(streamed, 413, "larger than 50000 bytes")
-        fits = httpx.post(url + path, content=_chunks(20_000), headers=JSON)
-        assert fits.status_code == (403 if which == "review" else 401)  # no nonce / no token
+        fits = httpx.post(url + path, content=_chunks(20_000), headers=headers)
+        assert fits.status_code == (403 if which == "review" else 422)  # no nonce / not JSON
 
 
 @pytest.mark.parametrize("which", ["review", "verify"])
-def test_deep_json_is_a_400_not_a_500(store: Store, which: str) -> None:
+def test_deep_json_is_a_400_not_a_500(store: Store, which: str, reviewer_tokens: dict) -> None:
     make = review_app if which == "review" else verify_app
     path = "/tasks/1/decision" if which == "review" else "/v1/verify"
-    headers = {**JSON, "Content-Type": "application/json", "Authorization": f"Bearer {ANN}"}
+    token = reviewer_tokens["ann"] if which == "review" else ANN
+    headers = {**JSON, "Content-Type": "application/json", "Authorization": f"Bearer {token}"}
     with serve(make(store, max_json_depth=8)) as url:
         for depth in (9, 100_000):  # just past the limit, and past Python's recursion limit
             body = "[" * depth + "]" * depth
@@ -144,3 +148,13 @@ def test_many_valid_api_calls_are_not_rate_limited(store: Store) -> None:
             for _ in range(10)
         }
     assert codes == {200}
+
+
+def test_a_broken_script_does_not_lock_out_the_other_scripts_on_its_host(store: Store) -> None:
+    app = verify_app(store, lockout_failures=3, lockout_s=600)
+    stale = {"Authorization": "Bearer stale-token-0123456789abcdef"}
+    with serve(app) as url:
+        codes = [httpx.get(url + "/v1/rules", headers=stale).status_code for _ in range(6)]
+        assert codes == [401] * 3 + [429] * 3  # the stale token itself is locked out
+        other = httpx.get(url + "/v1/rules", headers={"Authorization": f"Bearer {ANN}"})
+        assert other.status_code == 200  # another script on the same host carries on

@@ -39,6 +39,15 @@ def id_column(table: Table, heading: str, values: Iterable[object] = (), **kwarg
     table.add_column(heading, no_wrap=True, min_width=width, overflow="fold", **kwargs)
 
 
+def value_column(table: Table, heading: str, values: Iterable[object] = (), **kwargs: Any) -> None:
+    """Add a column whose values (labels, counts) are never cut: its minimum width is its
+    longest word (heading included), and a cell that still does not fit folds rather than
+    ending in "…"."""
+    words = [w for v in (heading, *values) for w in str(v).split()]
+    width = max([1, *(len(w) for w in words)])
+    table.add_column(heading, min_width=width, overflow="fold", **kwargs)
+
+
 def model_factory(settings: Settings) -> ModelPool:
     """The model pool for ``settings`` (see :class:`docket.llm.pool.ModelPool`)."""
     return ModelPool(settings)
@@ -87,6 +96,10 @@ def _stop_on_sigterm(terminated: list[int]) -> Any:
 
     def on_sigterm(signum: int, _frame: Any) -> None:
         terminated.append(signum)
+        if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, signal.SIG_DFL, None):
+            # SIGINT is ignored (a job started with `&` from a script): raising it would do
+            # nothing. asyncio.run cancels the job when the exception leaves its loop.
+            raise KeyboardInterrupt
         signal.raise_signal(signal.SIGINT)
 
     previous = signal.signal(signal.SIGTERM, on_sigterm)

@@ -80,7 +80,7 @@ def methods(
     """Compare relevance methods against gold labels; print a table, write JSON and a plot."""
     names = _method_list(methods)
     spec = judging.spec(names[0], methods=names)
-    loaded = job_input(pairs)
+    loaded = spec.select(job_input(pairs))
     decisions = _human_decisions(humans, spec.settings.db)
     with resumable(spec.settings.db), tagged_meter(progress_every) as on_progress:
         comparison = compare_methods(

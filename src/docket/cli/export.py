@@ -74,7 +74,7 @@ def export(
     if fmt not in ("qrels", "jsonl") or labels not in ("judged", "reviewed"):
         raise ConfigError("--format must be qrels or jsonl and --labels judged or reviewed")
     check_export_options(grades, rel_level)
-    store = open_store(load_settings(db=db).db)
+    store = open_store(load_settings(db=db).db, read_only=True)
     with store.session() as session:
         if session.get(Job, job) is None:
             raise ConfigError(f"no job named '{job}' in the store", hint="run docket judge first")
@@ -109,7 +109,7 @@ def _export_completed(
     if level not in LEVELS:
         raise ConfigError(f"--level must be one of {', '.join(LEVELS)}, not '{level}'")
     original = read_qrels(qrels)
-    store = open_store(load_settings(db=db).db)
+    store = open_store(load_settings(db=db).db, read_only=True)
     with store.session() as session:
         if session.get(Job, job) is None:
             raise ConfigError(f"no job named '{job}' in the store", hint="run docket judge first")

@@ -57,14 +57,6 @@ def fill_command(
     job: Annotated[
         str | None, typer.Option(help="job name (default: holes-<qrels>-<method>)")
     ] = None,
-    limit: Annotated[
-        int | None,
-        typer.Option(
-            min=1,
-            help="judge at most this many pairs: the best-ranked holes first, interleaved "
-            "across queries (rank 1 of every query, then rank 2, ...)",
-        ),
-    ] = None,
     level: Annotated[
         str, typer.Option(help="labels in --out-qrels: original|automatic|reviewed")
     ] = "reviewed",
@@ -84,7 +76,7 @@ def fill_command(
     with resumable(spec.settings.db), progress_meter("judging") as on_progress:
         filled = fill_holes(
             qrels, run_paths(runs, more_runs), queries, corpus, spec, depth=depth, audit=audit,
-            limit=limit, level=level, rel_level=rel_level, job=job, on_progress=on_progress,
+            limit=spec.limit, level=level, rel_level=rel_level, job=job, on_progress=on_progress,
             grades=parse_grades(grades), topic_field=topic_field, corpus_index=corpus_index,
             budget=budget, order=order, seed=order_seed, batch=batch,
         )  # fmt: skip

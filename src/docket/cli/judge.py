@@ -30,7 +30,7 @@ def judge(
 ) -> JobRun:
     """Judge query-chunk pairs (DREAM debate by default); resumable, results in the store."""
     spec = judging.spec(method)
-    pairs = job_input(pairs_path)  # checked whole before any call, then streamed
+    pairs = spec.select(job_input(pairs_path))  # checked whole before any call, then streamed
     with (
         resumable(spec.settings.db),
         progress_meter("judging", len(pairs), spec.bill.live.status) as on_progress,

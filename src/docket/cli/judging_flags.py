@@ -80,13 +80,15 @@ JUDGE_FLAGS: tuple[Flag, ...] = (
     Flag("adjudicator", _judge(str | None, "dream: LLM adjudicator model instead of a human")),
     Flag("scale", _judge(str | None, "single: binary | graded")),
     Flag("samples", _judge(int | None, "majority: votes per pair (5)")),
-    Flag("seed", _judge(int | None, "majority: seed of the first vote (vote i uses seed + i)")),
+    Flag("seed", _judge(int | None, "the run's seed: --sample, majority votes (seed + i), calls at --temperature > 0 (0)")),
     Flag("lara_budget", _judge(float | None, "lara: share of pairs sent to humans (0.035)")),
 )  # fmt: skip
 JOB_FLAGS: tuple[Flag, ...] = (
     Flag("db", _job(str | None, "store path or SQLAlchemy URL (default docket.db)")),
     Flag("concurrency", _job(int | None, "pairs judged at once (default: --max-in-flight)")),
     Flag("reviews", _job(int, "independent reviewers per escalated pair", min=1), 1),
+    Flag("limit", _job(int | None, "judge only the first N pairs (after --sample)", min=1)),
+    Flag("sample", _job(int | None, "judge a random sample of N pairs, drawn with --seed", min=1)),
     Flag("retry_failed", _job(bool, "judge again the pairs a server refused in earlier runs"), False),
     Flag("allow_failed", _job(bool, "exit 0 although pairs failed (default: exit 3)"), False),
     Flag("executor", _job(str | None, "local | ray (Ray workers, each with its own model)")),
@@ -137,10 +139,12 @@ class JudgingFlags:
         agent_models = values.pop("agent_model", None)
         values["budget"] = values.pop("lara_budget", None)
         reviews, retry_failed = values.pop("reviews", 1), values.pop("retry_failed", False)
+        limit, sample = values.pop("limit", None), values.pop("sample", None)
         values.pop("allow_failed", None)  # how the command exits, not how it judges
         spec = JobSpec.of(
             method, methods=tuple(methods) if methods else None, reviews=reviews,
-            retry_failed=retry_failed, agent_models=agent_models or None, **values,
+            retry_failed=retry_failed, limit=limit, sample=sample,
+            agent_models=agent_models or None, **values,
         )  # fmt: skip
         v = self.values
         gate = PilotGate(v.get("min_kappa"), v.get("max_escalation"))

@@ -28,6 +28,11 @@ def _store(db: str | None) -> Store:
     return open_store(load_settings(db=db).db)
 
 
+def _reading(db: str | None) -> Store:
+    # Commands that only read refuse a missing store and read a read-only one.
+    return open_store(load_settings(db=db).db, read_only=True)
+
+
 def _print(text: str) -> None:
     typer.echo(text)
 
@@ -128,7 +133,7 @@ def reviewers(db: DbOption = None) -> None:
     from docket.review.models import Reviewer
 
     table = Table("name", "role", "blind", "active")
-    with _store(db).session() as session:
+    with _reading(db).read_session() as session:
         for r in session.scalars(select(Reviewer).order_by(Reviewer.name)):
             table.add_row(
                 r.name, "admin" if r.is_admin else "reviewer", str(r.blind), str(r.active)
@@ -184,12 +189,37 @@ def stats(
     """Tasks done and open, time per decision, agreement (Fleiss' kappa, Krippendorff's alpha)."""
     from docket.review.stats import review_stats
 
-    with _store(db).session() as session:
+    with _reading(db).read_session() as session:
         data = review_stats(session, job=job)
     if as_json:
         _print(json.dumps(data, indent=2))
         return
     Console().print(_stats_table(data))
+
+
+@app.command()
+def tasks(
+    db: DbOption = None,
+    job: JobOption = None,
+    status: Annotated[str, typer.Option(help="open | done | closed | all")] = "all",
+    limit: Annotated[int | None, typer.Option(min=1, help="at most N tasks (first by id)")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="print JSON lines")] = False,
+) -> None:
+    """List review tasks by id: job, item, status and reviews done / required."""
+    from docket.review.tasks import list_tasks
+
+    with _reading(db).read_session() as session:
+        rows = list_tasks(session, job=job, status=status, limit=limit)
+    if as_json:
+        for row in rows:
+            _print(json.dumps(row))
+        return
+    table = Table("id", "job", "item", "status", "reviews", title=f"{len(rows)} review tasks")
+    for row in rows:
+        item = row["title"] or row["item"]
+        reviews = f"{row['reviews']}/{row['required_reviews']}"
+        table.add_row(str(row["id"]), row["job"], item, row["status"], reviews)
+    Console().print(table)
 
 
 def _fmt(value: Any) -> str:
@@ -244,7 +274,7 @@ def export_labelstudio_command(
     """Write tasks, decisions and the debate history as Label Studio task JSON."""
     from docket.review.labelstudio import LABEL_CONFIG, export_labelstudio
 
-    with _store(db).session() as session:
+    with _reading(db).read_session() as session:
         tasks = export_labelstudio(session, job=job, annotators=annotators)
     out.write_text(json.dumps(tasks, ensure_ascii=False, indent=1), encoding="utf-8")
     if config is not None:

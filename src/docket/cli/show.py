@@ -15,6 +15,7 @@ from docket.config import load_settings
 from docket.errors import ConfigError
 from docket.runner.records import judgment_from_record, pair_from_record
 from docket.store import open_store
+from docket.store.base import display_url
 from docket.store.tables import JudgmentRecord
 
 app = typer.Typer()
@@ -37,7 +38,7 @@ def show(
     Without a pair, ``--job J`` shows the job's spend and the plans and pilots kept with it.
     """
     settings = load_settings(db=db)
-    store = open_store(settings.db)
+    store = open_store(settings.db, read_only=True)
     if qid is None or docid is None:
         if job is None or qid is not None:
             raise ConfigError("give a pair (QID DOCID), or --job alone", hint="docket show --job J")
@@ -51,7 +52,7 @@ def show(
             stmt = stmt.where(JudgmentRecord.job == job)
         records = list(session.scalars(stmt))
     if not records:
-        where = f"job '{job}'" if job else settings.db
+        where = f"job '{job}'" if job else display_url(settings.db)
         raise ConfigError(
             f"no judgment of pair {qid} / {docid} in {where}",
             hint="check the ids, or list pairs with `docket export --format jsonl`",

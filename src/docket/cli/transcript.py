@@ -23,6 +23,9 @@ OUTCOMES = {
 def outcome_line(judgment: Judgment) -> str:
     """One line: the final label and who decided it, in which round."""
     how = OUTCOMES.get(judgment.decided_by, judgment.decided_by)
+    p_yes = judgment.config.get("p_yes")
+    if judgment.decided_by == "escalated" and p_yes is not None:  # one judgment (LARA)
+        return f"one judgment, low confidence (P(yes) = {p_yes:.3f}): waits for a human reviewer"
     if judgment.decided_by == "escalated":
         return f"after {judgment.rounds} round(s) {how}"
     return f"{LABELS[judgment.label]}: {how} in round {judgment.rounds}"
@@ -42,7 +45,7 @@ def _turn_text(turn: dict[str, Any]) -> Text:
     if not turn.get("parsed", True):
         raw = (turn.get("raw") or [""])[-1]
         reasoning = f"(reply could not be read: {turn.get('error') or ''}) {raw[:300]}"
-    text.append("    " + reasoning.strip())
+    text.append("    " + (reasoning.strip() or "(no reasoning given)"))
     return text
 
 

@@ -205,7 +205,7 @@ def stats(
     from docket.adherence.web.handlers import stats_payload
     from docket.store.base import open_store
 
-    store = open_store(load_settings(db=db).db)
+    store = open_store(load_settings(db=db).db, read_only=True)
     payload = stats_payload(store)
     store.close()
     if as_json:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from statistics import median
 from typing import Any
@@ -10,9 +11,11 @@ from rich.table import Table
 
 from docket.adherence.rules import RuleSet
 from docket.adherence.verify.verdict import Verdict
-from docket.cli.common import escape, id_column
+from docket.cli.common import escape, id_column, value_column
 
 STATUSES = ("pass", "fail", "needs_review")
+RULE_TEXT = 120
+"""Characters of a rule's text the summary shows at most (shortened between words)."""
 
 
 def _counts(verdicts: list[Verdict]) -> tuple[dict[str, Counter[str]], dict[str, Counter[str]]]:
@@ -40,13 +43,14 @@ def summary_tables(ruleset: RuleSet, verdicts: list[Verdict]) -> list[Table]:
     by_rule, by_tier = _counts(verdicts)
     rules = Table(title=f"{len(verdicts)} records against {ruleset.name} ({ruleset.version})")
     id_column(rules, "rule", [rule.id for rule in ruleset.rules])
-    for column in ("tier", *STATUSES, "text"):
-        rules.add_column(column, justify="right" if column in STATUSES else "left")
+    value_column(rules, "tier", [rule.tier for rule in ruleset.rules])
+    for status in STATUSES:
+        value_column(rules, status, justify="right")
+    rules.add_column("text")  # wraps at words
     for rule in ruleset.rules:
         counts = by_rule.get(rule.id, Counter())
-        rules.add_row(
-            escape(rule.id), rule.tier, *(str(counts[s]) for s in STATUSES), escape(rule.text[:60])
-        )
+        text = textwrap.shorten(rule.text, RULE_TEXT, placeholder=" …")  # cut between words
+        rules.add_row(escape(rule.id), rule.tier, *(str(counts[s]) for s in STATUSES), escape(text))
     tiers = Table(title="by tier")
     for column in ("tier", *STATUSES, "LLM calls", "median wall ms"):
         tiers.add_column(column, justify="left" if column == "tier" else "right")

@@ -164,6 +164,7 @@ def _json_row(row: ExportRow, grades: Grades, rel_level: int) -> dict[str, Any]:
         "docid": r.docid,
         "query": r.query,
         "text": r.text,
+        "gold_label": r.gold,
         "label": row.label,
         "grade": row.grade,
         "relevance": relevance_value(row, grades, rel_level),

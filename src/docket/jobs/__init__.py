@@ -11,7 +11,7 @@ store and queues its escalations for review; :func:`fill_holes`, :func:`simulate
 
 from docket.jobs.budget_sim import BudgetSimulation, simulate_budget
 from docket.jobs.holes import HoleFill, HoleSimulation, fill_holes, simulate_holes
-from docket.jobs.inputs import JobInput, job_input
+from docket.jobs.inputs import JobInput, job_input, select_input
 from docket.jobs.methods import MethodComparison, compare_methods
 from docket.jobs.result import FRAME_COLUMNS, JobRun
 from docket.jobs.run import run_job
@@ -30,6 +30,7 @@ __all__ = [
     "compare_methods",
     "fill_holes",
     "job_input",
+    "select_input",
     "run_job",
     "simulate_budget",
     "simulate_holes",

@@ -7,13 +7,15 @@ streamed rather than held in memory.
 
 from __future__ import annotations
 
+import itertools
 import math
+import random
 from collections.abc import Iterable, Iterator, Sized
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docket.errors import InputError
+from docket.errors import ConfigError, InputError
 from docket.relevance.pairs_io import collect_pairs, scan_pairs
 from docket.relevance.types import Pair
 
@@ -61,6 +63,55 @@ def job_input(pairs: Any) -> JobInput:
         listed = collect_pairs(dataframe_records(pairs), DATAFRAME)
         return JobInput(listed, len(listed), listed.duplicates, DATAFRAME, "dataframe")
     return _from_pairs(pairs)
+
+
+def select_input(
+    loaded: JobInput, *, limit: int | None = None, sample: int | None = None, seed: int = 0
+) -> JobInput:
+    """A quick look at a big input: its first ``limit`` pairs, or a seeded ``sample``.
+
+    ``sample`` draws that many distinct pairs uniformly (``random.Random(seed)``: the same
+    seed and input give the same pairs, in input order, so a rerun resumes them); ``limit``
+    then keeps the first of those. The input is still streamed. Selecting again from a
+    selection changes nothing.
+
+    Raises:
+        ConfigError: a limit or sample below 1.
+    """
+    for name, value in (("limit", limit), ("sample", sample)):
+        if value is not None and value < 1:
+            raise ConfigError(f"{name} must be at least 1, got {value}", hint=f"e.g. {name}=10")
+    chosen: Iterable[Pair] = loaded.pairs
+    count = loaded.count
+    if sample is not None and sample < count:
+        keep = frozenset(random.Random(seed).sample(range(count), sample))
+        chosen = _Picked(loaded.pairs, keep)
+        count = sample
+    if limit is not None and limit < count:
+        chosen = _Limited(chosen, limit)
+        count = limit
+    if count == loaded.count:
+        return loaded
+    return JobInput(chosen, count, loaded.duplicates, loaded.source, loaded.stem)
+
+
+@dataclass(frozen=True)
+class _Picked:
+    # Re-iterable (a job walks its pairs more than once), unlike a generator.
+    pairs: Iterable[Pair]
+    keep: frozenset[int]
+
+    def __iter__(self) -> Iterator[Pair]:
+        return (pair for index, pair in enumerate(self.pairs) if index in self.keep)
+
+
+@dataclass(frozen=True)
+class _Limited:
+    pairs: Iterable[Pair]
+    limit: int
+
+    def __iter__(self) -> Iterator[Pair]:
+        return itertools.islice(self.pairs, self.limit)
 
 
 def _from_pairs(pairs: Iterable[Pair]) -> JobInput:

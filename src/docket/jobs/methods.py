@@ -8,7 +8,7 @@ curve), so an interrupted comparison resumes, and a rerun scores again with no L
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from docket.jobs.inputs import JobInput, job_input
@@ -57,7 +57,7 @@ def compare_methods(
         on_progress: see :data:`MethodProgress`.
     """
     spec = spec or JobSpec.of(methods=tuple(methods), **values)
-    loaded = job_input(pairs)
+    loaded = spec.select(job_input(pairs))
     prefix = job_prefix or f"eval-{loaded.stem}"
     runs: dict[str, JobRun] = {}
 
@@ -78,7 +78,7 @@ def _run_one(
     loaded: JobInput, spec: JobSpec, options: JudgeOptions, job: str, tag: str,
     on_progress: MethodProgress | None,
 ) -> JobRun:  # fmt: skip
-    method_spec = JobSpec(options, spec.settings, spec.reviews, spec.retry_failed)
+    method_spec = replace(spec, options=options)
     report = None if on_progress is None else (lambda done, total: on_progress(tag, done, total))
     run = run_job(loaded, method_spec, job=job, on_progress=report)
     run.raise_for_error()  # scoring a method on part of the pairs would mislead

@@ -36,7 +36,10 @@ def run_pilot(
     bill = spec.bill
     sample = pilot_sample(list(loaded), bill.pilot)
     price = price or quote(spec.model_name, load_price_table()).price
-    inner = dataclasses.replace(spec, bill=dataclasses.replace(bill, pilot=0, gate=None))
+    # The pilot is already drawn from the selected input: no second --limit/--sample.
+    inner = dataclasses.replace(
+        spec, limit=None, sample=None, bill=dataclasses.replace(bill, pilot=0, gate=None)
+    )
     _refuse_caps_below_pilot(sample, inner, job, store, caps, price)
     run = run_job(sample, inner, job=job, store=store, source=loaded.source, caps=caps,
                   price=price)  # fmt: skip

@@ -121,7 +121,7 @@ def plan_job(
     """
     spec = spec or JobSpec.of(**values)
     inputs = inputs or PlanInputs()
-    loaded = job_input(pairs)
+    loaded = spec.select(job_input(pairs))
     name = job or f"{loaded.stem}-{spec.method}"
     price = quote(spec.model_name, load_price_table(inputs.config_path), inputs.prices)
     opened = store if isinstance(store, Store) else open_store(store or spec.settings.db)

@@ -84,7 +84,7 @@ def run_job(
     spec = spec or JobSpec.of(**values)
     bill = spec.bill or Bill()
     caps, price = caps or bill.caps, price or bill.price
-    loaded = job_input(pairs)
+    loaded = spec.select(job_input(pairs))
     if loaded.duplicates:
         log.warning("%s: %d duplicate pairs judged once", loaded.source, loaded.duplicates)
     name = job or f"{loaded.stem}-{spec.method}"
@@ -104,6 +104,7 @@ def run_job(
         raise ConfigError(
             "a judge object runs in this process only", hint="drop --executor ray, or the judge"
         )
+    models.check()  # a model id the server does not list is refused before the store opens
     opened = store if isinstance(store, Store) else open_store(store or spec.settings.db)
     open_job(opened, name, spec, source or loaded.source, method=judge.method)
     planned = _track(bill, loaded, spec, name, opened, models, price)

@@ -13,6 +13,7 @@ from typing import Any
 
 from docket.config import Settings, load_settings
 from docket.errors import ConfigError
+from docket.jobs.inputs import JobInput, select_input
 from docket.llm.provider import parse_model_name
 from docket.relevance.options import JudgeOptions, check_applicable
 
@@ -29,6 +30,8 @@ class JobSpec:
         settings: model, store, cache, concurrency, limits and executor.
         reviews: independent reviewers asked per escalated pair.
         retry_failed: judge again the pairs a server refused in earlier runs.
+        limit: judge only the input's first ``limit`` pairs (after ``sample``).
+        sample: judge a random sample of this many pairs, drawn with ``options.seed``.
         bill: budget caps, price and plan inputs (:class:`~docket.jobs.caps.Bill`);
             with ``bill.plan_only`` :func:`~docket.jobs.run_job` plans and judges nothing.
     """
@@ -37,6 +40,8 @@ class JobSpec:
     settings: Settings
     reviews: int = 1
     retry_failed: bool = False
+    limit: int | None = None
+    sample: int | None = None
     bill: Any = None
 
     @classmethod
@@ -47,6 +52,8 @@ class JobSpec:
         methods: tuple[str, ...] | None = None,
         reviews: int = 1,
         retry_failed: bool = False,
+        limit: int | None = None,
+        sample: int | None = None,
         config_path: Path | None = None,
         **values: Any,
     ) -> JobSpec:
@@ -55,7 +62,9 @@ class JobSpec:
         ``values`` may hold any :class:`~docket.config.Settings` field (``model``, ``db``,
         ``max_in_flight``, ...) and any :class:`~docket.relevance.JudgeOptions` field
         (``rounds``, ``agent_models``, ...); None means "not given" (the setting comes from
-        ``docket.toml``, the environment or the default). Options that ``method`` (or every
+        ``docket.toml``, the environment or the default). ``limit`` and ``sample`` pick a
+        quick look at the input (:func:`~docket.jobs.select_input`; ``seed`` seeds the
+        sample). Options that ``method`` (or every
         one of ``methods``) does not read are refused, as on the command line.
 
         Raises:
@@ -67,20 +76,25 @@ class JobSpec:
                 f"unknown job option(s): {', '.join(unknown)}",
                 hint="see help(docket.jobs.JobSpec.of) for the accepted names",
             )
-        if reviews < 1:
-            raise ConfigError("reviews must be at least 1", hint="e.g. reviews=2")
+        for name, value in (("reviews", reviews), ("limit", limit), ("sample", sample)):
+            if value is not None and value < 1:
+                raise ConfigError(f"{name} must be at least 1", hint=f"e.g. {name}=2")
         settings = load_settings(
             config_path, **{k: v for k, v in values.items() if k in SETTING_NAMES}
         )
         given = {k: v for k, v in values.items() if k in OPTION_NAMES and v is not None}
         options = JudgeOptions.checked(method=method, **given)
         check_applicable(list(methods) if methods else method, options)
-        return cls(options, settings, reviews, retry_failed)
+        return cls(options, settings, reviews, retry_failed, limit, sample)
 
     @property
     def method(self) -> str:
         """The relevance method."""
         return self.options.method
+
+    def select(self, loaded: JobInput) -> JobInput:
+        """The part of ``loaded`` this spec judges (``limit`` / seeded ``sample``)."""
+        return select_input(loaded, limit=self.limit, sample=self.sample, seed=self.options.seed)
 
     @property
     def model_name(self) -> str:

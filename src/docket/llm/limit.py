@@ -153,6 +153,8 @@ class AdaptiveLimit:
         before = self.current
         self.limit = max(1.0, self.limit / 2)
         self.epoch += 1
+        if self.current == before:
+            return  # already at one call: nothing lowered, nothing to tell
         self.decreases += 1
         reason = why if isinstance(why, str) else self._latency_text(why)
         if self.decreases == 1:

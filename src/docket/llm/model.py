@@ -138,6 +138,14 @@ class Model:
         """Canonical model name (stored with every judgment)."""
         return self.provider.name
 
+    async def check_server(self) -> None:
+        """Ask the server what it serves now (once per Model), as the first call would.
+
+        Raises:
+            ModelUnavailableError: the server lists its models and this one is not there.
+        """
+        await self._ask_server_once()
+
     async def _ask_server_once(self) -> None:
         # Before the first call, once per Model: what the server reports about itself (its
         # slots, its model ids). Every first call of a loop awaits the same task, so a wrong

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from docket.config import Settings
 from docket.llm.cache import ResponseCache
 from docket.llm.model import CallGate, Model, RetryPolicy
@@ -37,6 +39,22 @@ class ModelPool:
                 gate=self.gate,
             )
         return self.models[key]
+
+    def check(self) -> None:
+        """Ask each model's server once, now, what it serves (see :meth:`Model.check_server`).
+
+        A job does this before it opens its store, so a wrong model id is refused without
+        leaving an empty store behind; the answer is kept for the run's calls.
+
+        Raises:
+            ModelUnavailableError: a server lists its models and the named one is not there.
+        """
+
+        async def ask_all() -> None:
+            for model in list(self.models.values()):
+                await model.check_server()
+
+        asyncio.run(ask_all())
 
     def usage(self) -> Usage:
         """Calls, cache hits, tokens, retries and parse failures of this process so far."""

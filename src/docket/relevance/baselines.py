@@ -103,7 +103,10 @@ class SingleJudge:
         if self.options.scale == "graded":
             return await self._graded(pair)
         request = prompts.single_binary_request(
-            shared_for(pair), self.options.max_tokens, self.options.temperature
+            shared_for(pair),
+            self.options.max_tokens,
+            self.options.temperature,
+            seed=self.options.call_seed,
         )
         parsed = await self.model.generate_parsed(request, parse_turn)
         reply = parsed.value
@@ -113,7 +116,10 @@ class SingleJudge:
 
     async def _graded(self, pair: Pair) -> Judgment:
         request = prompts.single_graded_request(
-            shared_for(pair), self.options.max_tokens, self.options.temperature
+            shared_for(pair),
+            self.options.max_tokens,
+            self.options.temperature,
+            seed=self.options.call_seed,
         )
         parsed = await self.model.generate_parsed(request, parse_grade)
         reply = parsed.value

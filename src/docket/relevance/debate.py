@@ -128,6 +128,7 @@ class DreamJudge:
             chunk.sentences,
             self.options.max_tokens,
             self.options.temperature,
+            seed=self.options.call_seed,
         )
         parsed = await agent.model.generate_parsed(request, parse_turn)
         return turn_record(round_no, agent.name, agent.stance, agent.model.name, parsed, chunk)
@@ -144,6 +145,7 @@ class DreamJudge:
             chunk.sentences,
             self.options.max_tokens,
             self.options.temperature,
+            seed=self.options.call_seed,
         )
         parsed = await self.adjudicator.generate_parsed(request, parse_turn)
         record = turn_record(rounds, ADJUDICATOR_NAME, None, self.adjudicator.name, parsed, chunk)

@@ -119,7 +119,10 @@ class LaraJudge:
     async def judge(self, pair: Pair) -> Judgment:
         """Ask yes/no once and read P(yes); an unparsed reply escalates the pair."""
         request = prompts.lara_request(
-            shared_for(pair), self.options.top_logprobs, self.options.temperature
+            shared_for(pair),
+            self.options.top_logprobs,
+            self.options.temperature,
+            seed=self.options.call_seed,
         )
         parsed = await self.model.generate_parsed(request, parse_yes_no)
         if parsed.value is None:

@@ -15,7 +15,7 @@ METHODS: tuple[str, ...] = ("dream", "single", "lara", "majority")
 METHOD_FIELDS: dict[str, tuple[str, ...]] = {
     "dream": ("rounds", "stances", "agents", "agent_models", "adjudicator"),
     "single": ("scale",),
-    "majority": ("samples", "majority_temperature", "seed"),
+    "majority": ("samples", "majority_temperature"),
     "lara": ("budget", "top_logprobs"),
 }
 """The options only one method reads; every other field applies to every method."""
@@ -42,7 +42,8 @@ class JudgeOptions(BaseModel):
         max_tokens: cap on generated tokens for debate turns, adjudicator and single judge.
         temperature: sampling temperature for debate, adjudicator, single judge and LARA.
         majority_temperature: sampling temperature of the ``majority`` votes (must be > 0).
-        seed: first seed of the ``majority`` votes (vote i uses seed + i).
+        seed: the run's seed. ``majority`` vote i uses seed + i; with ``temperature`` > 0
+            every other call is sampled with it; a job's ``sample`` draws its pairs with it.
         top_logprobs: alternatives requested per token by LARA.
     """
 
@@ -83,12 +84,22 @@ class JudgeOptions(BaseModel):
                 hint="see `docket judge --help` for the allowed values",
             ) from exc
 
+    @property
+    def call_seed(self) -> int | None:
+        """The sampling seed of every non-majority call: ``seed`` when sampling, else None.
+
+        Greedy calls (temperature 0) send no seed, so their cached replies stay valid.
+        """
+        return self.seed if self.temperature > 0 else None
+
     def record(self) -> dict[str, Any]:
         """The options this method reads, as a JSON-ready dict (``Judgment.config``, jobs).
 
         Options of other methods are left out: a LARA job does not record debate rounds.
         """
         others = {f for m, fields in METHOD_FIELDS.items() if m != self.method for f in fields}
+        if self.call_seed is None and self.method != "majority":
+            others.add("seed")  # greedy calls ignore the seed
         return {k: v for k, v in self.model_dump(mode="json").items() if k not in others}
 
 

@@ -3,6 +3,9 @@
 JSONL: one object per line with ``qid``, ``query``, ``docid``, ``text`` (or ``passage``),
 optional ``label`` (0/1) and ``grade`` (an integer >= 0; without a label, grade >= 2 counts as
 relevant, the TREC DL binarisation). TSV: a header line naming the same columns.
+A row of ``docket export --format jsonl`` is read too: its gold label is ``gold_label``,
+never its ``label`` (the job's final, model or reviewed, label), so judging an export again
+does not turn model labels into gold.
 A pair repeated with identical content is kept once and counted; a repeated pair with
 different content is an error.
 """
@@ -21,6 +24,9 @@ from docket.relevance.types import Pair
 TEXT_FIELDS = ("text", "passage")
 REQUIRED = ("qid", "query", "docid")
 RELEVANT_GRADE = 2
+EXPORT_MARK = "judged_label"
+"""A field only ``docket export --format jsonl`` rows have: such a row's gold is its
+``gold_label``, and its ``label``/``grade`` (a job's final labels) are not read."""
 _FIELD_LIMIT = 2**31 - 1  # csv's largest limit on every platform (a C long)
 
 
@@ -184,6 +190,11 @@ def _pair(record: dict[str, Any], path: str, line: int) -> Pair:
     qid, query, docid = (_text(record, name, path, line) for name in REQUIRED)
     text_field = next((name for name in TEXT_FIELDS if name in record), "text")
     text = _text(record, text_field, path, line)
+    if EXPORT_MARK in record:
+        # A ``docket export --format jsonl`` row: its ``label``/``grade`` are a job's final
+        # labels, never gold; its gold is ``gold_label`` (the judged input's own label).
+        return Pair(qid=qid, query=query, docid=docid, text=text,
+                    label=_label(record, path, line, "gold_label"))  # fmt: skip
     grade = _grade(record, path, line)
     label = _label(record, path, line)
     if label is None and grade is not None:
@@ -203,8 +214,8 @@ def _text(record: dict[str, Any], name: str, path: str, line: int) -> str:
     return text
 
 
-def _label(record: dict[str, Any], path: str, line: int) -> int | None:
-    value = record.get("label")
+def _label(record: dict[str, Any], path: str, line: int, name: str = "label") -> int | None:
+    value = record.get(name)
     if value is None or value == "":
         return None
     if isinstance(value, bool):
@@ -215,7 +226,7 @@ def _label(record: dict[str, Any], path: str, line: int) -> int | None:
         f"not a binary label: {value!r}",
         path=path,
         line=line,
-        field="label",
+        field=name,
         hint="use 1 for relevant and 0 for irrelevant (graded labels go in 'grade')",
     )
 

@@ -228,6 +228,8 @@ def debate_request(
     sentences: Sequence[str],
     max_tokens: int,
     temperature: float,
+    *,
+    seed: int | None = None,
 ) -> Request:
     """One agent's turn: the shared block, then its stance and, after round 1, the
     previous round: its own turn and every other agent's.
@@ -257,7 +259,7 @@ def debate_request(
             others_turns=others_turns,
             reply=REPLY_JSON,
         )
-    return chat_request(shared + tail, max_tokens, temperature, LABEL_SCHEMA)
+    return chat_request(shared + tail, max_tokens, temperature, LABEL_SCHEMA, seed=seed)
 
 
 def adjudicator_request(
@@ -266,6 +268,8 @@ def adjudicator_request(
     sentences: Sequence[str],
     max_tokens: int,
     temperature: float,
+    *,
+    seed: int | None = None,
 ) -> Request:
     """The adjudicator reads the whole debate after the shared block."""
     rendered = "\n\n".join(
@@ -274,40 +278,64 @@ def adjudicator_request(
         for t in transcript
     )
     tail = ADJUDICATOR.format(transcript=rendered, reply=REPLY_JSON)
-    return chat_request(shared + tail, max_tokens, temperature, LABEL_SCHEMA)
+    return chat_request(shared + tail, max_tokens, temperature, LABEL_SCHEMA, seed=seed)
 
 
-def single_binary_request(shared: str, max_tokens: int, temperature: float) -> Request:
+def single_binary_request(
+    shared: str, max_tokens: int, temperature: float, *, seed: int | None = None
+) -> Request:
     """The single binary judge: the shared block and one question."""
     return chat_request(
-        shared + SINGLE_BINARY.format(reply=REPLY_JSON), max_tokens, temperature, LABEL_SCHEMA
+        shared + SINGLE_BINARY.format(reply=REPLY_JSON),
+        max_tokens,
+        temperature,
+        LABEL_SCHEMA,
+        seed=seed,
     )
 
 
-def single_graded_request(shared: str, max_tokens: int, temperature: float) -> Request:
+def single_graded_request(
+    shared: str, max_tokens: int, temperature: float, *, seed: int | None = None
+) -> Request:
     """The 0-3 judge in the style of Thomas et al. / UMBRELA, in the same layout."""
     return chat_request(
-        shared + SINGLE_GRADED.format(reply=REPLY_GRADE), max_tokens, temperature, GRADE_SCHEMA
+        shared + SINGLE_GRADED.format(reply=REPLY_GRADE),
+        max_tokens,
+        temperature,
+        GRADE_SCHEMA,
+        seed=seed,
     )
 
 
-def lara_request(shared: str, top_logprobs: int, temperature: float) -> Request:
+def lara_request(
+    shared: str, top_logprobs: int, temperature: float, *, seed: int | None = None
+) -> Request:
     """LARA's yes/no question; the answer token's alternatives give P(yes)."""
     return Request(
         messages=(Message("system", SYSTEM), Message("user", shared + LARA_QUESTION)),
         max_tokens=4,
         temperature=temperature,
         top_logprobs=top_logprobs,
+        seed=seed,
     )
 
 
 def chat_request(
-    user_text: str, max_tokens: int, temperature: float, schema: dict[str, Any]
+    user_text: str,
+    max_tokens: int,
+    temperature: float,
+    schema: dict[str, Any],
+    *,
+    seed: int | None = None,
 ) -> Request:
-    """System message, then the user message; a JSON reply following ``schema``."""
+    """System message, then the user message; a JSON reply following ``schema``.
+
+    ``seed`` is the sampling seed (None at temperature 0: greedy calls need none).
+    """
     return Request(
         messages=(Message("system", SYSTEM), Message("user", user_text)),
         max_tokens=max_tokens,
         temperature=temperature,
         json_schema=schema,
+        seed=seed,
     )

@@ -26,7 +26,9 @@ LABELS = {
 KEYS = {"relevance": {1: "r", 0: "i"}, "adherence": {1: "v", 0: "c"}}
 STANCES = ("relevant", "irrelevant", "neutral")
 _KNOWN = {
-    "relevance": {"qid", "query", "docid", "text", "sentences", "method", "transcript", "gold"},
+    "relevance": {
+        *("qid", "query", "docid", "text", "sentences", "method", "transcript", "gold", "p_yes"),
+    },
     "adherence": {"record", "rule", "result", "gold"},
 }
 
@@ -137,6 +139,9 @@ def _relevance(payload: dict, blind: bool) -> dict[str, Any]:
         ],
         "rounds": _rounds(transcript, len(sentences)),
         "agents_last_round": _last_round_labels(transcript),
+        # One turn is one judgment (LARA, a single judge), not a debate of one agent.
+        "single": len(transcript) == 1,
+        "p_yes": payload.get("p_yes"),
     }
 
 

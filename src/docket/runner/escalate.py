@@ -24,6 +24,8 @@ def review_payload(pair: Pair, judgment: Judgment) -> dict:
         "method": judgment.method,
         "gold": pair.label,
         "transcript": [review_turn(turn) for turn in judgment.transcript],
+        # A single judgment (LARA) is escalated for low confidence: the page shows it.
+        **({"p_yes": judgment.config["p_yes"]} if "p_yes" in judgment.config else {}),
     }
 
 

@@ -9,12 +9,14 @@ which :func:`open_store` applies (a database from a newer docket is refused).
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError, OperationalError
@@ -31,6 +33,7 @@ __all__ = [
     "check_sqlite_path",
     "display_url",
     "open_store",
+    "reading_url",
     "store_error",
     "to_url",
     "utcnow",
@@ -43,15 +46,28 @@ def to_url(db: str | Path) -> str:
     return text if "://" in text else f"sqlite:///{text}"
 
 
+_QUERY_SECRET = re.compile(r"([?&](?:password|passwd|pwd|pass)=)[^&#]*", re.IGNORECASE)
+_DSN_SECRET = re.compile(
+    r"(\b(?:password|passwd|pwd)\s*=\s*)('(?:[^'\\]|\\.)*'|\S+)", re.IGNORECASE
+)
+_USERINFO_SECRET = re.compile(r"(://[^:/@?#]*:)[^@/?#]*@")
+
+
 def display_url(db: str | Path) -> str:
-    """``db`` as it may be shown to anyone: a URL's password becomes ``***``."""
+    """``db`` as it may be shown to anyone: every password in it becomes ``***``.
+
+    The one mask for printing or logging a store URL: ``user:pass@host``, a
+    ``?password=`` (or ``&password=``) query parameter, and ``password=...`` in a libpq
+    key/value DSN (``host=db password=secret``).
+    """
     text = str(db)
-    if "://" not in text:
-        return text
-    try:
-        return make_url(text).render_as_string(hide_password=True)
-    except ArgumentError:
-        return text.split("://", 1)[0] + "://***"
+    if "://" in text:
+        try:
+            text = make_url(text).render_as_string(hide_password=True)
+        except (ArgumentError, ValueError):  # e.g. a port that is not a number
+            text = _USERINFO_SECRET.sub(r"\1***@", text)
+        return _QUERY_SECRET.sub(r"\1***", text)
+    return _DSN_SECRET.sub(r"\1***", text)
 
 
 @dataclass
@@ -179,8 +195,12 @@ def check_sqlite_path(path: Path, label: str) -> None:
         )
 
 
-def open_store(db: str | Path = "docket.db") -> Store:
+def open_store(db: str | Path = "docket.db", *, read_only: bool = False) -> Store:
     """Open (and create or migrate) the store at a path or SQLAlchemy URL.
+
+    ``read_only`` is for commands that only read (export, show, statistics): a SQLite
+    store must exist already ("no docket store at ..."; nothing is created), and a file or
+    directory that is not writable is opened read-only (see :func:`reading_url`).
 
     Raises:
         StoreError: the database cannot be used (one line naming the fix), found before
@@ -188,16 +208,64 @@ def open_store(db: str | Path = "docket.db") -> Store:
     """
     url = to_url(db)
     label = f"'{display_url(db)}'"
+    if read_only:
+        url = reading_url(url, label)
     engine = create_engine(url, future=True)
     sessions = reads = sessionmaker(engine, expire_on_commit=False)
     if engine.dialect.name == "sqlite":
         if not engine.url.query.get("uri"):  # a file: URI (e.g. mode=ro) is taken as given
             check_sqlite_path(Path(engine.url.database or ""), label)
+        if "mode=ro" in str(engine.url) or engine.url.query.get("mode") == "ro":
+            event.listen(engine, "connect", _sqlite_connect_read_only)
+            return _opened(engine, sessions, sessions, label)
         event.listen(engine, "connect", _sqlite_connect)
         event.listen(engine, "begin", _sqlite_begin)
         sessions = sessionmaker(
             engine.execution_options(sqlite_immediate=True), expire_on_commit=False
         )
+    return _opened(engine, sessions, reads, label)
+
+
+def reading_url(url: str, label: str) -> str:
+    """The URL a read-only command opens: ``url``, or a read-only SQLite URI.
+
+    A SQLite path that holds no database is refused (a mistyped ``--db`` must not create an
+    empty store and report on it). A file or directory that is not writable is opened with
+    ``mode=ro``; in a read-only directory also ``immutable=1``, since SQLite cannot create
+    its lock files there (the store must then not change while it is read).
+
+    Raises:
+        StoreError: "no docket store at ..." for a missing or empty SQLite file.
+    """
+    parsed = make_url(url)
+    if parsed.get_backend_name() != "sqlite" or parsed.query.get("uri"):
+        return url
+    if parsed.database in (None, "", ":memory:"):
+        return url
+    path = Path(parsed.database)
+    if not path.is_file() or path.stat().st_size == 0:
+        raise StoreError(
+            f"no docket store at {label}",
+            hint="check --db; a judging command (docket judge) creates the store",
+        )
+    folder_writable = os.access(path.parent if str(path.parent) else Path("."), os.W_OK)
+    if os.access(path, os.W_OK) and folder_writable:
+        return url
+    flags = "mode=ro" + ("" if folder_writable else "&immutable=1")
+    return f"sqlite:///file:{quote(str(path.resolve()))}?{flags}&uri=true"
+
+
+def _sqlite_connect_read_only(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    # No journal-mode switch: it would write. query_only makes any write fail at once.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.execute("PRAGMA query_only=ON")
+    cursor.close()
+
+
+def _opened(
+    engine: Engine, sessions: sessionmaker[Session], reads: sessionmaker[Session], label: str
+) -> Store:
     try:
         migrate(engine, label)
     except OperationalError as exc:

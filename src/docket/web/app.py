@@ -1,8 +1,8 @@
 """The app factory: a FastAPI app wrapped in the kit's whole security policy.
 
 Both apps are built here, so the policy is written once: security headers on every
-response, the Host check, the body-size and JSON-depth limits (before any parsing or
-authentication), the one error shape, and the :class:`~docket.web.kit.WebKit` on
+response, the Host check, credentials before any body is read (:func:`stranger_gate`),
+the body-size and JSON-depth limits (before any parsing), the one error shape, and the :class:`~docket.web.kit.WebKit` on
 ``app.state.kit``. The apps only add routers, templates and static files.
 """
 
@@ -11,13 +11,25 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from starlette.concurrency import run_in_threadpool
 
-from docket.web.errors import HtmlErrorPage, install_error_handlers
+from docket.web.errors import (
+    HtmlErrorPage,
+    HttpError,
+    NotAuthenticated,
+    answer,
+    install_error_handlers,
+)
 from docket.web.kit import WebKit
-from docket.web.middleware import BodyLimits, HostCheck, SecurityHeaders
+from docket.web.middleware import ASGIApp, BodyLimits, Gate, HostCheck, Scope, SecurityHeaders
+
+PUBLIC_BODY_PATHS = ("/login",)
+# The unread body of a refused stranger is not drained: the server closes the connection.
+CLOSE = {"Connection": "close"}
+"""Paths that take a body from callers without credentials (the login form)."""
 
 
 def templates(folder: Path) -> Environment:
@@ -29,6 +41,30 @@ def templates(folder: Path) -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+
+
+def stranger_gate(kit: WebKit, public: tuple[str, ...] = PUBLIC_BODY_PATHS) -> Gate:
+    """The credential check that :class:`BodyLimits` runs before it reads a body.
+
+    A request with a body to any path but ``public`` needs a valid session cookie or
+    bearer token first; a stranger gets the app's 401 (or the lockout's 429) and their
+    body is never read. Routes still check which kind of credential they accept.
+    """
+
+    async def gate(scope: Scope) -> ASGIApp | None:
+        if scope["path"] in public:
+            return None
+        request = Request(scope)
+        try:
+            found = await run_in_threadpool(kit.viewer, request)
+        except HttpError as exc:
+            return answer(request, exc.status, exc.message, exc.hint, {**exc.headers, **CLOSE})
+        if found is not None:
+            return None
+        refusal = NotAuthenticated()
+        return answer(request, 401, refusal.message, refusal.hint, {**refusal.headers, **CLOSE})
+
+    return gate
 
 
 def create_web_app(
@@ -63,7 +99,10 @@ def create_web_app(
     settings = kit.settings
     # add_middleware puts each new one outside the previous ones: headers end up outermost.
     app.add_middleware(
-        BodyLimits, max_bytes=settings.max_body_bytes, max_depth=settings.max_json_depth
+        BodyLimits,
+        max_bytes=settings.max_body_bytes,
+        max_depth=settings.max_json_depth,
+        gate=stranger_gate(kit),
     )
     app.add_middleware(HostCheck, allowed=settings.allowed_hosts)
     app.add_middleware(SecurityHeaders)

@@ -80,18 +80,22 @@ def _validation_message(exc: RequestValidationError) -> str:
     return f"field '{where}': {first.get('msg', 'invalid')}"
 
 
+def answer(
+    request: Request, status: int, message: str, hint: str = "", headers: Headers = None
+) -> Response:
+    """A refusal in the one shape, or the app's HTML error page for browsers."""
+    hint = hint or STATUS_HINTS.get(status, "")
+    html_page: HtmlErrorPage | None = getattr(request.app.state, "html_errors", None)
+    page = html_page(request, status, error_body(message, hint)) if html_page else None
+    if page is not None:
+        page.headers.update(headers or {})
+        return page
+    return error_response(status, message, hint, headers)
+
+
 def install_error_handlers(app: FastAPI, html_page: HtmlErrorPage | None = None) -> None:
     """Answer every refusal of ``app`` in the one shape (or the HTML page for browsers)."""
-
-    def answer(
-        request: Request, status: int, message: str, hint: str, headers: Headers = None
-    ) -> Response:
-        hint = hint or STATUS_HINTS.get(status, "")
-        page = html_page(request, status, error_body(message, hint)) if html_page else None
-        if page is not None:
-            page.headers.update(headers or {})
-            return page
-        return error_response(status, message, hint, headers)
+    app.state.html_errors = html_page  # read by :func:`answer`, also outside the handlers
 
     async def on_http_error(request: Request, exc: HttpError) -> Response:
         return answer(request, exc.status, exc.message, exc.hint, exc.headers)

@@ -38,11 +38,16 @@ class Viewer:
 
 
 def wants_json(request: Request) -> bool:
-    """JSON when the path ends in ``.json`` or the client asks for JSON over HTML."""
+    """JSON when the path ends in ``.json``, the client asks for JSON over HTML, or it
+    sends JSON or a bearer token without asking for HTML (a script: answer JSON to JSON).
+    """
     if request.url.path.endswith(".json"):
         return True
     accept = request.headers.get("accept", "")
-    return "application/json" in accept and "text/html" not in accept
+    if "text/html" in accept:
+        return False
+    sent_json = "json" in request.headers.get("content-type", "").lower()
+    return "application/json" in accept or sent_json or bearer_token(request) is not None
 
 
 def bearer_token(request: Request) -> str | None:
@@ -132,6 +137,16 @@ class WebKit:
     ) -> Viewer:
         """An authenticated caller whose state-changing request passes the CSRF policy."""
         found = self.require(request, cookie=cookie, bearer=bearer)
+        self.check_post(request, found, submitted)
+        return found
+
+    @staticmethod
+    def check_post(request: Request, found: Viewer, submitted: str | None) -> Viewer:
+        """The CSRF policy for ``found``'s state-changing request (call after :meth:`require`).
+
+        Routes whose CSRF token is in the body call :meth:`require` first, then read the
+        body, then this: credentials before body.
+        """
         if found.via == "cookie":
             check_csrf(request, found.csrf, submitted)
         else:

@@ -1,4 +1,9 @@
-"""Login rate limits and lockout, per client address and per token prefix.
+"""Login rate limits and lockout, per client address, per token prefix and per credential.
+
+A lockout is keyed three ways. The same wrong credential failing again and again (a
+broken script with an old token) locks out only that credential from that address; an
+address or a token prefix is locked out by ``lockout_failures`` *different* wrong
+credentials (guessing), so one broken script does not lock out every script on a host.
 
 Kept in memory: one server process is what ``docket … serve`` runs (several workers
 would each count on their own; see docs/web.md). Memory is bounded: at most
@@ -7,6 +12,7 @@ would each count on their own; see docs/web.md). Memory is bounded: at most
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 import time
@@ -23,13 +29,22 @@ PREFIX_CHARS = 12  # "dkr_" plus 8 characters of the secret
 @dataclass
 class _Track:
     attempts: deque[float] = field(default_factory=deque)
-    failures: int = 0
+    failed: set[str] = field(default_factory=set)  # distinct wrong credentials (hashes)
+    failures: int = 0  # wrong attempts in a row ("credential" keys)
     locked_until: float = 0.0
 
 
 def login_keys(client: str, token: str) -> list[tuple[str, str]]:
-    """The (kind, key) pairs one login attempt counts against."""
-    return [("client", client), ("prefix", token.strip()[:PREFIX_CHARS])]
+    """The (kind, key) pairs one login attempt counts against.
+
+    ``credential`` is the address together with a hash of the token (never the token).
+    """
+    digest = hashlib.sha256(token.strip().encode()).hexdigest()
+    return [
+        ("client", client),
+        ("prefix", token.strip()[:PREFIX_CHARS]),
+        ("credential", f"{client} {digest}"),
+    ]
 
 
 class LoginLimiter:
@@ -45,9 +60,10 @@ class LoginLimiter:
         self._tracks: OrderedDict[tuple[str, str], _Track] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _limit(self, kind: str) -> int:
+    def _limit(self, kind: str) -> float:
         s = self.settings
-        return s.login_attempts_per_client if kind == "client" else s.login_attempts_per_prefix
+        limits = {"client": s.login_attempts_per_client, "prefix": s.login_attempts_per_prefix}
+        return limits.get(kind, math.inf)  # a credential is rate-limited by its address
 
     def _track(self, key: tuple[str, str]) -> _Track:
         track = self._tracks.pop(key, None) or _Track()
@@ -89,14 +105,25 @@ class LoginLimiter:
         return math.ceil(max(0.0, *waits))
 
     def record(self, client: str, token: str, ok: bool) -> None:
-        """Note an attempt's outcome: a success clears failures, enough failures lock out."""
+        """Note an attempt's outcome: a success clears failures, enough failures lock out.
+
+        A credential key counts wrong attempts in a row; an address or prefix key counts
+        the distinct wrong credentials seen (a repeated wrong token counts once there).
+        """
         now = self.clock()
         with self._lock:
-            for key in login_keys(client, token):
+            keys = login_keys(client, token)
+            digest = keys[-1][1].rsplit(" ", 1)[1]
+            for key in keys:
                 track = self._track(key)
                 if ok:
-                    track.failures = 0
+                    track.failures, track.failed = 0, set()
                     continue
-                track.failures += 1
+                if key[0] == "credential":
+                    track.failures += 1
+                else:
+                    track.failed.add(digest)
+                    track.failures = len(track.failed)
                 if track.failures >= self.settings.lockout_failures:
-                    track.locked_until, track.failures = now + self.settings.lockout_s, 0
+                    track.locked_until = now + self.settings.lockout_s
+                    track.failures, track.failed = 0, set()

@@ -9,9 +9,9 @@ CSRF (``X-CSRF-Token`` on every POST), headers and limits are the web kit's
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import Depends, FastAPI, Form, Request
+from fastapi import FastAPI, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
@@ -24,6 +24,7 @@ from docket.adherence.web.handlers import (
     stream_verdict,
 )
 from docket.web import HttpError, NotAuthenticated, Viewer, WebKit, templates
+from docket.web.body import read_model
 
 HERE = Path(__file__).parent
 SCENARIO = "scenario"
@@ -104,18 +105,21 @@ def _register_annotate(app: FastAPI) -> None:
         }
         return _render("verify_annotate.html", context)
 
+    # Both take the Request, not a body parameter: the session is checked before the body
+    # is parsed (FastAPI parses body parameters before any dependency runs).
     @app.post("/annotate/verify/stream", include_in_schema=False)
-    async def stream(body: VerifyRequest, request: Request):  # type: ignore[no-untyped-def]
+    async def stream(request: Request):  # type: ignore[no-untyped-def]
         viewer = await run_in_threadpool(require_post, request)
+        body = await read_model(request, VerifyRequest)
         return stream_verdict(body, request, "page", viewer.name)
 
     @app.post("/annotate/feedback", include_in_schema=False)
-    def feedback(
-        body: FeedbackRequest, request: Request, viewer: Annotated[Viewer, Depends(require_post)]
-    ) -> dict[str, Any]:
+    async def feedback(request: Request) -> dict[str, Any]:
+        viewer = await run_in_threadpool(require_post, request)
+        body = await read_model(request, FeedbackRequest)
         store = need_store(request)
-        save_feedback(store, body, viewer)
-        return stats_payload(store).model_dump()
+        await run_in_threadpool(save_feedback, store, body, viewer)
+        return (await run_in_threadpool(stats_payload, store)).model_dump()
 
     @app.get("/annotate/stats", include_in_schema=False)
     def stats(request: Request) -> dict[str, Any]:

@@ -16,14 +16,18 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from sqlalchemy.exc import OperationalError
 from starlette.concurrency import run_in_threadpool
 
-from docket.errors import InputError
+from docket.errors import InputError, UserError
 from docket.review.assign import assign_job
+from docket.review.errors import UnknownTaskError
+from docket.review.item import item_view
 from docket.review.listing import next_task
 from docket.review.models import Reviewer
 from docket.review.queue import close_task, record_decision
 from docket.review.web.pages import login_form
+from docket.review.web.respond import respond
 from docket.store.base import Store
 from docket.web import HttpError, Viewer, WebKit, require_admin, wants_json
+from docket.web.body import read_json
 
 router = APIRouter()
 T = TypeVar("T")
@@ -33,10 +37,7 @@ LOCK_RETRIES = 5
 async def _body(request: Request) -> dict[str, Any]:
     """The form or JSON body as a dict (repeated form fields become lists)."""
     if request.headers.get("content-type", "").startswith("application/json"):
-        try:
-            data = await request.json()
-        except ValueError as exc:
-            raise InputError("the body is not valid JSON", field="body") from exc
+        data = await read_json(request)  # parsed in a worker thread
         if not isinstance(data, dict):
             raise InputError("expected a JSON object", field="body")
         return data
@@ -61,8 +62,12 @@ def _kit(request: Request) -> WebKit:
     return request.app.state.kit
 
 
-def _authorised_post(request: Request, body: dict[str, Any]) -> Viewer:
-    return _kit(request).require_post(request, _text(body.get("csrf_token")) or None)
+async def _authorised_body(request: Request) -> tuple[Viewer, dict[str, Any]]:
+    """Credentials first, then the body, then the CSRF token from it (do no work for strangers)."""
+    kit = _kit(request)
+    viewer = await run_in_threadpool(kit.require, request)
+    body = await _body(request)
+    return kit.check_post(request, viewer, _text(body.get("csrf_token")) or None), body
 
 
 def _text(value: Any) -> str:
@@ -102,8 +107,9 @@ async def login(request: Request) -> Response:
 @router.post("/logout", include_in_schema=False)
 async def logout(request: Request) -> Response:
     """End the browser session (needs the session's CSRF token)."""
-    body = await _body(request)
     kit = _kit(request)
+    await run_in_threadpool(kit.require, request, bearer=False)
+    body = await _body(request)
     await run_in_threadpool(kit.logout, request, _text(body.get("csrf_token")) or None)
     response = RedirectResponse("/login", status_code=303)
     kit.clear_session(response)
@@ -136,8 +142,7 @@ def _seconds(body: dict[str, Any]) -> float | None:
 @router.post("/tasks/{task_id:int}/decision", include_in_schema=False)
 async def decide(request: Request) -> Response:
     """Record the viewer's decision; browsers go on to their next task."""
-    body = await _body(request)
-    viewer = _authorised_post(request, body)
+    viewer, body = await _authorised_body(request)
     task_id = request.path_params["task_id"]
     label = _int_field(body, "label", required=True)
     grade = _int_field(body, "grade", required=False)
@@ -157,7 +162,13 @@ async def decide(request: Request) -> Response:
         )
         return decision.id, decision.blind, decision.task_id
 
-    decision_id, blind, _ = await run_in_threadpool(_write, request.app.state.store, work)
+    try:
+        decision_id, blind, _ = await run_in_threadpool(_write, request.app.state.store, work)
+    except (UserError, HttpError) as exc:
+        if wants_json(request) or isinstance(exc, UnknownTaskError):
+            raise
+        # A browser stays on the item, with the reason, instead of a dead-end error page.
+        return await run_in_threadpool(_item_with_refusal, request, viewer, task_id, exc)
     found = await run_in_threadpool(_next, request.app.state.store, viewer, task_id, job)
     if wants_json(request):
         data = {"decision": decision_id, "task": task_id, "blind": blind, "next": found}
@@ -165,6 +176,20 @@ async def decide(request: Request) -> Response:
     query = {"saved": task_id, **({"job": job} if job else {})}
     target = f"/tasks/{found}" if found is not None else "/queue"
     return RedirectResponse(f"{target}?{urlencode(query)}", status_code=303)
+
+
+def _item_with_refusal(request: Request, viewer: Viewer, task_id: int, exc: Exception) -> Response:
+    """The item page again, saying why the decision was refused (with the refusal's status)."""
+    message = getattr(exc, "message", str(exc))
+    hint = getattr(exc, "hint", "")
+    status = int(getattr(exc, "status", getattr(exc, "status_code", 400)))
+    with request.app.state.store.session() as session:
+        data = item_view(session, session.get(Reviewer, viewer.id), task_id)
+    data["saved"], data["job_filter"] = None, request.query_params.get("job", "")
+    data["decision_error"] = f"Your decision was not saved: {message}" + (
+        f" ({hint})" if hint else ""
+    )
+    return respond(request, "item.html", data, viewer=viewer, status=status)
 
 
 def _next(store: Store, viewer: Viewer, task_id: int, job: str | None) -> int | None:
@@ -175,8 +200,7 @@ def _next(store: Store, viewer: Viewer, task_id: int, job: str | None) -> int | 
 @router.post("/tasks/{task_id:int}/close", include_in_schema=False)
 async def close(request: Request) -> Response:
     """Close a task so that it accepts no more decisions (admins only)."""
-    body = await _body(request)
-    viewer = _authorised_post(request, body)
+    viewer, body = await _authorised_body(request)
     require_admin(viewer, "closing a task")
     task_id = request.path_params["task_id"]
     status = await run_in_threadpool(
@@ -190,8 +214,7 @@ async def close(request: Request) -> Response:
 @router.post("/admin/assign", include_in_schema=False)
 async def assign(request: Request) -> Response:
     """Spread a job's open tasks over the chosen reviewers (admins only)."""
-    body = await _body(request)
-    viewer = _authorised_post(request, body)
+    viewer, body = await _authorised_body(request)
     require_admin(viewer, "assigning work")
     job = _text(body.get("job")).strip()
     if not job:

@@ -109,8 +109,14 @@
     });
   }
 
+  // A flag is a result the annotator must answer: not a pass, and not a not_yet (a rule
+  // that cannot be decided until more turns are written is not violated).
+  function isFlag(result) {
+    return result.status !== "pass" && result.status !== "not_yet";
+  }
+
   function showVerdict(verdict, ms) {
-    const flags = verdict.results.filter((r) => r.status !== "pass").length;
+    const flags = verdict.results.filter(isFlag).length;
     const word = flags === 1 ? "flag" : "flags";
     setStatus(`Done in ${(ms / 1000).toFixed(2)} s: ${verdict.results.length} rules checked, ${flags} ${word}.`);
   }
@@ -127,14 +133,14 @@
     item.append(head);
     if (result.explanation) item.append(el("p", { class: "explanation" }, result.explanation));
     if (result.span && result.span.text) item.append(el("blockquote", { class: "span" }, result.span.text));
-    if (result.status !== "pass") {
+    if (isFlag(result)) {
       if (result.fix) item.append(el("p", { class: "fix" }, "Suggested fix: " + result.fix));
       item.append(actions(result, item));
     }
     const list = $("#results");
-    // Flags first, passes after.
-    if (result.status === "pass") list.append(item);
-    else list.insertBefore(item, list.querySelector(".status-pass"));
+    // Flags first, then not_yet and passes.
+    if (!isFlag(result)) list.append(item);
+    else list.insertBefore(item, list.querySelector(".status-pass, .status-not_yet"));
   }
 
   function flaggedTurn(result) {
@@ -169,7 +175,8 @@
         await verify({ record: state.record, turn_index: index });
       } catch (error) { setStatus("Could not save: " + error.message, true); }
     });
-    form.append(el("label", {}, "Fixed text of turn " + index), area, save);
+    // Turns are numbered from 1 on the page, as in the list of turns (an <ol>).
+    form.append(el("label", {}, "Fixed text of turn " + (index + 1)), area, save);
     return form;
   }
 
