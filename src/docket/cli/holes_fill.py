@@ -28,6 +28,7 @@ from docket.cli.ir_common import (
 )
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
 from docket.cli.outputs import output_path
+from docket.cli.plan_print import stop_if_capped
 from docket.cli.progress import progress_meter
 from docket.ir.formats import count_judgments, write_qrels
 from docket.ir.provenance import LEVELS, write_provenance
@@ -95,6 +96,7 @@ def fill_command(
         )
     if not written:
         _print_not_written(filled, out_qrels, provenance)
+    stop_if_capped(filled.run)  # a cap comes first: exit 5
     finish_run([filled.run], judging.allow_failed)
     return filled  # a budget cap that stopped it: exit 5 (judging_command)
 

@@ -29,6 +29,7 @@ from docket.cli.ir_common import (
 )
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
 from docket.cli.outputs import output_path
+from docket.cli.plan_print import stop_if_capped
 from docket.cli.progress import progress_meter
 from docket.errors import UserError
 from docket.ir.budget import ORDERS
@@ -125,6 +126,7 @@ def simulate_command(
         write_json(simulation.report.model_dump(mode="json"), out_path)
     _print_simulation(simulation.report, run.job)
     print_failed(run.failed, run.outcome.busy)
+    stop_if_capped(run)  # a cap comes first: exit 5
     finish_run([run], judging.allow_failed)
     return simulation  # a budget cap that stopped it: exit 5 (judging_command)
 

@@ -9,6 +9,7 @@ import typer
 
 from docket.cli.common import finish_run, out, print_failed, resumable
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
+from docket.cli.plan_print import stop_if_capped
 from docket.cli.progress import progress_meter
 from docket.cli.summary import RunReport, print_summary
 from docket.jobs import JobRun, job_input, run_job
@@ -45,5 +46,6 @@ def judge(
         out.print(f"{usage.requests} LLM requests: {usage.calls} answered, {usage.retries} "
                   f"retries after transient failures, {usage.failures} calls failed")  # fmt: skip
     print_failed(run.failed, run.outcome.busy)
+    stop_if_capped(run)  # a cap comes first: exit 5
     finish_run([run], judging.allow_failed)
     return run  # a budget cap that stopped it: exit 5 (judging_command)
