@@ -13,7 +13,7 @@ from docket.adherence.checks import CATALOGUE, Checker, CheckOutcome, Params
 from docket.adherence.record import Record, Turn
 from docket.adherence.rules import RuleSet
 from docket.adherence.verify import Submission, Verifier, prompts
-from docket.adherence.verify.service import MAX_TURNS, VerifyRequest
+from docket.adherence.verify.requests import MAX_TURNS, VerifyRequest
 from docket.adherence.web.api import create_app
 from tests.adherence.verify_helpers import ruleset, slow_model
 from tests.browser_support import serve

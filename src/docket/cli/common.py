@@ -109,7 +109,7 @@ def _stop_on_sigterm(terminated: list[int]) -> Any:
 EXIT_FAILED = 3
 """Exit code of a judging command when pairs failed (a server refused them)."""
 EXIT_INCOMPLETE = 75
-"""Exit code of a judging command that left pairs to other live workers."""
+"""Exit code of a judging command that left pairs to other live workers (EX_TEMPFAIL)."""
 
 
 def finish_run(runs: Iterable[JobRun], allow_failed: bool = False) -> None:

@@ -11,7 +11,8 @@ from docket.cli.common import out
 from docket.cli.outputs import output_path
 from docket.config import load_settings
 from docket.errors import ConfigError
-from docket.ir.export import (
+from docket.ir.formats import count_judgments, read_qrels, write_qrels
+from docket.ir.job_export import (
     check_export_options,
     export_rows,
     jsonl_lines,
@@ -19,7 +20,6 @@ from docket.ir.export import (
     undecided_lines,
     write_atomically,
 )
-from docket.ir.formats import count_judgments, read_qrels, write_qrels
 from docket.ir.provenance import LEVELS, write_provenance
 from docket.jobs.holes import complete_qrels
 from docket.store import open_store

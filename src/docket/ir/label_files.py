@@ -211,7 +211,7 @@ def _irds_rows(dataset_id: str) -> Iterator[Row]:
 
 def _job_rows(job: str, rel_level: int, db: str | None) -> Iterator[Row]:
     from docket.config import load_settings
-    from docket.ir.export import export_rows, relevance_value
+    from docket.ir.job_export import export_rows, relevance_value
     from docket.store import open_store
     from docket.store.tables import Job
 

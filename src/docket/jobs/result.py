@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from docket.errors import ModelUnavailableError
-from docket.ir.export import Grades, Level, export_rows, relevance_value
 from docket.ir.formats import Qrels
+from docket.ir.job_export import Grades, Level, export_rows, relevance_value
 from docket.llm.usage import Usage
 from docket.relevance.types import Judgment, Pair
 from docket.runner import JobOutcome, StoredResults, apply_human_decisions

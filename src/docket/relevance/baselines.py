@@ -11,8 +11,8 @@ from docket.llm.model import Model, Parsed
 from docket.relevance import prompts
 from docket.relevance.evidence import sentence_id, split_sentences, validate_evidence
 from docket.relevance.options import JudgeOptions
+from docket.relevance.pair_usage import failures_of, parsed_usage, sum_usage
 from docket.relevance.parsing import GradeReply, TurnReply, parse_grade, parse_turn
-from docket.relevance.records import failures_of, parsed_usage, sum_usage
 from docket.relevance.types import Judgment, Pair
 
 RELEVANT_GRADE = 2

@@ -21,8 +21,8 @@ from docket.relevance import prompts
 from docket.relevance.engagement import classify, engagement_counts
 from docket.relevance.evidence import sentence_id, split_sentences, validate_evidence
 from docket.relevance.options import JudgeOptions
+from docket.relevance.pair_usage import failures_of, parsed_usage, sum_usage
 from docket.relevance.parsing import TurnReply, parse_turn
-from docket.relevance.records import failures_of, parsed_usage, sum_usage
 from docket.relevance.types import DecidedBy, Judgment, Pair
 
 ADJUDICATOR_NAME = "adjudicator"

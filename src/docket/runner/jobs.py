@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from docket.relevance.types import Judge, Pair
+from docket.runner.batch_loop import Executor, JobOutcome, finalize_job, run_judge_job
 from docket.runner.batches import Tally
 from docket.runner.escalate import enqueue_escalations
-from docket.runner.local import Executor, JobOutcome, finalize_job, run_judge_job
 from docket.runner.results import StoredResults
 from docket.store.base import Store
 from docket.store.claims import failed_pairs

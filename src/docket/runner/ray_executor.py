@@ -1,6 +1,6 @@
 """Scale-out on Ray: the job's pairs are judged by Ray actors, each with its own Model.
 
-The driver keeps the one batch loop (:func:`docket.runner.local.run_judge_job`): it streams
+The driver keeps the one batch loop (:func:`docket.runner.batch_loop.run_judge_job`): it streams
 the input and sends small batches to the actors. Where the results are written depends on
 the store:
 
@@ -32,9 +32,9 @@ from platformdirs import user_cache_dir
 from docket.errors import DocketError, MissingDependencyError
 from docket.fanout import bounded_each, bounded_map
 from docket.llm.usage import Usage
-from docket.relevance.records import sum_usage
+from docket.relevance.pair_usage import sum_usage
 from docket.relevance.types import Judge, Judgment, Pair
-from docket.runner.local import Outcome, judge_one, run_judge_job
+from docket.runner.batch_loop import Outcome, judge_one, run_judge_job
 from docket.runner.saving import BatchReport, SharedJob, fail_batch
 from docket.store.base import Store, open_store
 from docket.store.claims import release

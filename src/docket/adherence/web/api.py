@@ -18,12 +18,8 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.security import HTTPBearer
 
 from docket.adherence.verify import Verifier
-from docket.adherence.verify.service import (
-    FeedbackRequest,
-    RunWriter,
-    VerifyRequest,
-    verify_and_save,
-)
+from docket.adherence.verify.requests import FeedbackRequest, VerifyRequest
+from docket.adherence.verify.saved_runs import RunWriter, verify_and_save
 from docket.adherence.verify.verdict import Verdict
 from docket.adherence.web.handlers import (
     RuleInfo,

@@ -17,12 +17,8 @@ from sse_starlette.sse import EventSourceResponse
 from docket.adherence.models import VerificationResult, VerificationRun
 from docket.adherence.verify import Submission, Verifier
 from docket.adherence.verify.history import RateRow, feedback_stats, record_feedback
-from docket.adherence.verify.service import (
-    FeedbackRequest,
-    RunWriter,
-    VerifyRequest,
-    sse_events,
-)
+from docket.adherence.verify.requests import FeedbackRequest, VerifyRequest
+from docket.adherence.verify.saved_runs import RunWriter, sse_events
 from docket.errors import InputError
 from docket.store.base import Store
 from docket.web import Forbidden, HttpError, Viewer

@@ -15,7 +15,7 @@ from fastapi import FastAPI, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.concurrency import run_in_threadpool
 
-from docket.adherence.verify.service import FeedbackRequest, VerifyRequest
+from docket.adherence.verify.requests import FeedbackRequest, VerifyRequest
 from docket.adherence.web.handlers import (
     need_store,
     rule_infos,
