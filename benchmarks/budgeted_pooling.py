@@ -54,15 +54,22 @@ def table(report: BudgetSimulation, label: str) -> list[dict]:
     return rows
 
 
+def _times(ratio: float | None) -> str:
+    return "-" if ratio is None else f"{ratio:.2f}x"
+
+
 def verdict(report: BudgetSimulation) -> dict:
     """At the 25% budget: the best of mtf and bandit against depth."""
     at = report.budgets[1]
     found = {p.order: p.recovered for p in report.points if p.budget == at}
     best = max(("mtf", "bandit"), key=lambda order: found[order])
-    ratio = found[best] / found["depth"] if found["depth"] else float("inf")
-    ceiling = min(at, report.relevant) / found["depth"] if found["depth"] else float("inf")
+    # With nothing recovered by depth there is no ratio: the target is met only when the
+    # adaptive order found something (a judge that says "irrelevant" to all meets nothing).
+    ratio = found[best] / found["depth"] if found["depth"] else None
+    ceiling = min(at, report.relevant) / found["depth"] if found["depth"] else None
+    met = found[best] > 0 and (ratio is None or ratio >= TARGET)
     return {"budget": at, "best": best, "recovered": found, "ratio": ratio,
-            "ceiling": ceiling, "met": ratio >= TARGET}  # fmt: skip
+            "ceiling": ceiling, "met": met}  # fmt: skip
 
 
 def oracle(seed: int, db: Path) -> BudgetSimulation:
@@ -107,15 +114,15 @@ def main() -> None:
             if seed == args.seeds[0]:
                 plot_budget_curves(report.curves, report.relevant, RESULTS / "budgeted_pooling.png",
                                    f"DL20, oracle judge, drop seed {seed}")  # fmt: skip
-    ratios = [run["verdict"]["ratio"] for run in out["oracle"]]
+    ratios = [run["verdict"]["ratio"] or 0.0 for run in out["oracle"]]
     out["summary"] = {"mean_ratio": statistics.mean(ratios), "target": TARGET,
                       "met": statistics.mean(ratios) >= TARGET}  # fmt: skip
     for run in out["oracle"]:
         v = run["verdict"]
         print(
             f"seed {run['seed']}: at {v['budget']} judgments {v['best']} recovers "
-            f"{v['recovered'][v['best']]} vs depth {v['recovered']['depth']}: {v['ratio']:.2f}x "
-            f"(a perfect order: {v['ceiling']:.2f}x)"
+            f"{v['recovered'][v['best']]} vs depth {v['recovered']['depth']}: {_times(v['ratio'])} "
+            f"(a perfect order: {_times(v['ceiling'])})"
         )
     mean = out["summary"]["mean_ratio"]
     if mean >= TARGET:
