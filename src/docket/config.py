@@ -69,14 +69,23 @@ def _env_values() -> dict[str, str]:
     }
 
 
-def _file_values(path: Path) -> dict[str, Any]:
+def docket_table(path: Path) -> dict[str, Any]:
+    """The ``[docket]`` table of a TOML file; {} when the file does not exist.
+
+    Raises:
+        ConfigError: the file is not valid TOML (names the file and the problem).
+    """
     if not path.exists():
         return {}
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: {exc}", hint="fix the TOML syntax") from exc
-    values = dict(data.get("docket", {}))
+    return dict(data.get("docket", {}))
+
+
+def _file_values(path: Path) -> dict[str, Any]:
+    values = docket_table(path)
     values.pop("prices", None)  # [docket.prices] is read by docket.jobs.prices
     return values
 

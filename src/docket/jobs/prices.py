@@ -15,15 +15,14 @@ models cost 0, with a note saying so.
 from __future__ import annotations
 
 import math
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docket.config import CONFIG_FILE
+from docket.config import CONFIG_FILE, docket_table
 from docket.errors import ConfigError
-from docket.llm.provider import _FACTORIES, parse_model_name, provider_specs
+from docket.llm.provider import parse_model_name, provider_prefixes
 from docket.llm.usage import DEFAULT_PRICES, PRICES_DATE, Price
 
 FIELDS = ("input", "cached_input", "output")
@@ -50,13 +49,7 @@ def load_price_table(path: Path | None = None) -> dict[str, Price]:
             with no known provider prefix.
     """
     path = path or Path(CONFIG_FILE)
-    if not path.exists():
-        return {}
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: {exc}", hint="fix the TOML syntax") from exc
-    table = data.get("docket", {}).get("prices", {})
+    table = docket_table(path).get("prices", {})
     if not isinstance(table, Mapping):
         raise ConfigError(f"{path}: [docket.prices] must be a table of models")
     return {name: _price(f"{path}: docket.prices.{name}", name, row) for name, row in table.items()}
@@ -89,7 +82,7 @@ def check_price(where: str, value: Any) -> float:
 def check_known_model(model: str, where: str) -> None:
     """Refuse a price for a model name no provider answers to (a typo would price nothing)."""
     prefix = parse_model_name(model).name.partition(":")[0]
-    known = {*provider_specs(), *_FACTORIES}
+    known = provider_prefixes()
     if prefix not in known:
         raise ConfigError(
             f"{where}: unknown model '{model}'",

@@ -74,6 +74,11 @@ def provider_specs() -> dict[str, str]:
     return _SPECS
 
 
+def provider_prefixes() -> set[str]:
+    """Every model-name prefix a provider answers to: entry points and run-time registrations."""
+    return {*provider_specs(), *_FACTORIES}
+
+
 def _factory(prefix: str) -> ProviderFactory | None:
     if prefix in _FACTORIES:
         return _FACTORIES[prefix]
