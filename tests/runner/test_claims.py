@@ -16,7 +16,7 @@ from sqlalchemy import delete
 from docket.cli.common import EXIT_INCOMPLETE
 from docket.store import load_judgments, open_store, upsert_job
 from docket.store.claims import DONE, claim, mark_done
-from docket.store.tables import Job, JudgmentRecord, PairClaim
+from docket.store.tables import Job, JobNote, JobSpend, JudgmentRecord, PairClaim
 from tests.pg_helpers import pg_schema_url
 from tests.scripted_server import serve, user_text
 
@@ -80,7 +80,7 @@ def _two_workers_share(db: str, tmp_path: Path) -> None:
         assert all(n > 0 for n in now) and sum(now) == PAIRS  # shared, at the same time
     finally:
         with store.session() as session:
-            for table in (PairClaim, JudgmentRecord, Job):
+            for table in (PairClaim, JudgmentRecord, JobSpend, JobNote, Job):
                 key = table.name if table is Job else table.job
                 session.execute(delete(table).where(key == job))
         store.close()
