@@ -52,23 +52,31 @@ def test_a_dead_model_keeps_finished_pairs_and_reports(db_url: str) -> None:
     assert set(resumed.calls) == {"d1", "d2", "d3", "d4"} - saved
 
 
-def test_interrupt_keeps_finished_work(db_url: str) -> None:
-    store = _store_with_job(db_url)
+class _StuckOnD3(KeywordJudge):
+    """Answers at once, but for d3, which never comes back before the run is cancelled."""
 
-    class SlowJudge(KeywordJudge):
-        async def judge(self, pair):  # type: ignore[no-untyped-def]
-            if pair.docid == "d3":
-                await asyncio.sleep(30)
-            return await super().judge(pair)
+    async def judge(self, pair):  # type: ignore[no-untyped-def]
+        if pair.docid == "d3":
+            await asyncio.sleep(30)
+        return await super().judge(pair)
 
-    async def run_then_cancel() -> None:
-        task = asyncio.create_task(run_judge_job(store, "j", PAIRS, SlowJudge(), concurrency=4))
+
+def _run_then_cancel(store, judge) -> None:  # type: ignore[no-untyped-def]
+    """Run the job, then cancel it as Ctrl-C does: the run never reaches its end."""
+
+    async def run() -> None:
+        task = asyncio.create_task(run_judge_job(store, "j", PAIRS, judge, concurrency=4))
         await asyncio.sleep(0.5)
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
 
-    asyncio.run(run_then_cancel())
+    asyncio.run(run())
+
+
+def test_interrupt_keeps_finished_work(db_url: str) -> None:
+    store = _store_with_job(db_url)
+    _run_then_cancel(store, _StuckOnD3())
     with store.session() as session:
         saved = {r.docid for r in load_judgments(session, "j")}
     assert saved == {"d1", "d2", "d4"}
@@ -126,22 +134,7 @@ def test_an_escalation_is_queued_in_the_transaction_that_saves_it(db_url: str) -
     from docket.review.models import ReviewTask
 
     store = _store_with_job(db_url)
-
-    class SlowJudge(KeywordJudge):
-        async def judge(self, pair):  # type: ignore[no-untyped-def]
-            if pair.docid == "d3":
-                await asyncio.sleep(30)
-            return await super().judge(pair)
-
-    async def run_then_cancel() -> None:
-        judge = SlowJudge(escalate={"d1", "d4"})
-        task = asyncio.create_task(run_judge_job(store, "j", PAIRS, judge, concurrency=4))
-        await asyncio.sleep(0.5)
-        task.cancel()  # as Ctrl-C does: the run never reaches its end
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
-
-    asyncio.run(run_then_cancel())
+    _run_then_cancel(store, _StuckOnD3(escalate={"d1", "d4"}))
     with store.session() as session:
         escalated = {r.docid for r in load_judgments(session, "j") if r.decided_by == "escalated"}
         tasks = {t.item_key for t in session.query(ReviewTask).filter_by(job="j")}
