@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from docket.cli.main import app
-from docket.errors import ConfigError, TransientModelError
+from docket.errors import ConfigError
 from docket.jobs import run_job
 from docket.jobs.caps import Caps
 from docket.llm.fake import register_fake
@@ -20,25 +20,10 @@ from docket.llm.types import Request
 from docket.llm.usage import Price
 from docket.store import open_store
 from docket.store.spend import spend_of
+from tests.jobs.fakes import AGREE, EXAMPLES, Counting
 from tests.scripted_server import serve
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "cli" / "pairs12.jsonl"
-AGREE = json.dumps({"label": "relevant", "evidence": ["S1"], "reasoning": "on topic"})
 runner = CliRunner()
-
-
-class Counting:
-    """Agrees with everyone; counts calls; fails every ``fail_every``-th call if set."""
-
-    def __init__(self, fail_every: int = 0) -> None:
-        self.calls = 0
-        self.fail_every = fail_every
-
-    def __call__(self, request: Request) -> str:
-        self.calls += 1
-        if self.fail_every and self.calls % self.fail_every == 0:
-            raise TransientModelError("injected fault")
-        return AGREE
 
 
 def _model(name: str, script: Counting) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 from pathlib import Path
 
 import pytest
@@ -15,23 +14,11 @@ from docket.jobs import JobSpec, job_input, run_job
 from docket.jobs.caps import Bill, Caps
 from docket.jobs.pilot import PilotGate, pilot_sample
 from docket.llm.fake import register_fake
-from docket.llm.types import Request
 from docket.store import load_judgments, open_store
 from docket.store.spend import notes_of
+from tests.jobs.fakes import EXAMPLES, Counting
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "cli" / "pairs12.jsonl"
 runner = CliRunner()
-
-
-class AlwaysRelevant:
-    """Every agent says relevant (half the gold labels are 0), counting calls."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def __call__(self, request: Request) -> str:
-        self.calls += 1
-        return json.dumps({"label": "relevant", "evidence": ["S1"], "reasoning": "on topic"})
 
 
 def _spec(model: str, db: str, **bill) -> JobSpec:
@@ -49,7 +36,7 @@ def test_the_sample_is_seeded_and_spread_over_queries_and_labels() -> None:
 
 
 def test_the_main_run_reuses_the_pilot_and_the_pilot_projects_the_rest(tmp_path: Path) -> None:
-    script = AlwaysRelevant()
+    script = Counting()
     model = register_fake("pilot-agree", script)
     db = str(tmp_path / "d.db")
     run = run_job(EXAMPLES, _spec(model, db, pilot=4), job="p")
@@ -66,7 +53,7 @@ def test_the_main_run_reuses_the_pilot_and_the_pilot_projects_the_rest(tmp_path:
 
 
 def test_a_pilot_below_min_kappa_stops_before_the_main_run_and_keeps_its_pairs(tmp_path):
-    script = AlwaysRelevant()
+    script = Counting()
     model = register_fake("pilot-gate", script)
     db = str(tmp_path / "d.db")
     with pytest.raises(PilotRejectedError, match="below --min-kappa 0.5"):
@@ -77,7 +64,7 @@ def test_a_pilot_below_min_kappa_stops_before_the_main_run_and_keeps_its_pairs(t
 
 
 def test_a_cap_below_the_pilots_own_spend_is_refused_before_any_call(tmp_path: Path) -> None:
-    script = AlwaysRelevant()
+    script = Counting()
     model = register_fake("pilot-cap", script)
     spec = _spec(model, str(tmp_path / "d.db"), pilot=4, caps=Caps(calls=5))
     with pytest.raises(
@@ -88,7 +75,7 @@ def test_a_cap_below_the_pilots_own_spend_is_refused_before_any_call(tmp_path: P
 
 
 def test_the_cli_prints_the_pilot_and_exits_4_or_2(tmp_path: Path) -> None:
-    script = AlwaysRelevant()
+    script = Counting()
     model = register_fake("pilot-cli", script)
     args = ["judge", str(EXAMPLES), "--model", model, "--db", str(tmp_path / "d.db"),
             "--cache", "off"]  # fmt: skip
@@ -116,7 +103,7 @@ def test_the_cli_prints_the_pilot_and_exits_4_or_2(tmp_path: Path) -> None:
     ],
 )
 def test_bad_plan_and_pilot_flags_are_one_line_before_any_call(tmp_path, flags, message) -> None:
-    script = AlwaysRelevant()
+    script = Counting()
     model = register_fake("pilot-bad", script)
     args = ["judge", str(EXAMPLES), "--model", model, "--db", str(tmp_path / "d.db"),
             "--cache", "off", *flags]  # fmt: skip

@@ -13,22 +13,10 @@ from docket.errors import ConfigError
 from docket.jobs import run_job
 from docket.jobs.plan import PlanInputs, plan_job
 from docket.llm.fake import register_fake
-from docket.llm.types import Request
+from tests.jobs.fakes import EXAMPLES, Counting
 from tests.scripted_server import Reply, serve
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "cli" / "pairs12.jsonl"
 runner = CliRunner()
-
-
-class Counting:
-    """A fake model that agrees with everyone, and counts the calls it gets."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def __call__(self, request: Request) -> str:
-        self.calls += 1
-        return json.dumps({"label": "relevant", "evidence": ["S1"], "reasoning": "on topic"})
 
 
 @pytest.fixture
