@@ -21,7 +21,6 @@ Prints a table and writes benchmarks/results/plan_accuracy.json.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import json
 import tempfile
@@ -31,9 +30,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from docket.jobs import JobSpec, run_job
-from docket.jobs.caps import Bill, Caps
-from docket.jobs.plan import PlanInputs, plan_job
+from docket.jobs import Caps, JobSpec, PlanInputs, plan_job, run_job, run_pilot
 from docket.llm.usage import Price
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -120,22 +117,23 @@ def measure(data: str, method: str, base: str, state: Server, work: Path) -> dic
     """Plan, run, pilot and cap one method on one data set."""
     model = f"openai-compatible:{base}#mock?max_in_flight=8"
     pairs = DATA[data]
-    spec = JobSpec.of(method, model=model, db=str(work / f"{data}-{method}.db"), cache="off",
-                      **METHODS[method])  # fmt: skip
     inputs = PlanInputs(prices={"input": PRICE.input, "cached_input": PRICE.cached_input,
                                 "output": PRICE.output}, latency_s=LATENCY_S)  # fmt: skip
-    plan = plan_job(pairs, spec, job="plain", inputs=inputs)
+    shared = dict(model=model, db=str(work / f"{data}-{method}.db"), cache="off",
+                  **METHODS[method])  # fmt: skip
+    spec = JobSpec.of(method, plan_inputs=inputs, **shared)
+    plan = plan_job(pairs, spec, job="plain")
     state.fault_every = 0
     run = run_job(pairs, spec, job="plain")
     u = run.usage
     cost = PRICE.cost(u.prompt_tokens, u.cached_prompt_tokens, u.completion_tokens)
-    piloted = run_job(
-        pairs, dataclasses.replace(spec, bill=Bill(pilot=20, price=PRICE)), job="pilot"
-    )
-    report, main = piloted.pilot, piloted.usage
+    priced = JobSpec.of(method, price=PRICE, **shared)
+    report = run_pilot(pairs, priced, 20, job="pilot")
+    piloted = run_job(pairs, priced, job="pilot")
+    main = piloted.usage
     cap = max(1, u.calls // 2)
     state.fault_every, before = 5, state.attempts
-    capped = run_job(pairs, dataclasses.replace(spec, bill=Bill(caps=Caps(calls=cap))), job="cap")
+    capped = run_job(pairs, JobSpec.of(method, caps=Caps(calls=cap), **shared), job="cap")
     attempts = state.attempts - before
     state.fault_every = 0
     return {

@@ -17,7 +17,8 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from docket.errors import UserError
+from docket.cli.exits import exit_code
+from docket.errors import DocketError
 from docket.version import __version__
 
 # (command name, module, short help shown by ``docket --help``); the module's ``app`` is a
@@ -112,10 +113,13 @@ def _root(
 
 
 def main() -> None:
-    """Entry point: run the app, turning user errors into one line and exit code 2."""
+    """Entry point: run the app, turning user errors into one line and their exit code."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         app()
-    except UserError as exc:
+    except DocketError as exc:
+        code = exit_code(exc)
+        if code is None:
+            raise
         typer.secho(f"error: {exc.one_line()}", err=True, fg=typer.colors.RED)
-        sys.exit(2)
+        sys.exit(code)
