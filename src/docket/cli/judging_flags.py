@@ -129,9 +129,7 @@ GROUPS: dict[str, tuple[Flag, ...]] = {
 """Every shared option group, by name, in the order ``--help`` lists them."""
 RUNNING = ("model", "judge", "job", "run", "executor", "price", "caps")
 """The groups of a command that judges (holes fill, holes simulate, eval methods)."""
-SPEC_NAMES = tuple(
-    f.name for group in ("model", "judge", "job", "executor") for f in GROUPS[group]
-)
+SPEC_NAMES = tuple(f.name for group in ("model", "judge", "job", "executor") for f in GROUPS[group])
 """The flags a :class:`~docket.jobs.JobSpec` is built from (the others are the bill's)."""
 
 

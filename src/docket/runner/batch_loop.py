@@ -198,11 +198,13 @@ def finalize_job(store: Store, job: str, judge: Judge) -> None:
     """
     if not getattr(judge, "batch_step", True):
         return
-    with store.session() as session:
+    with store.read_session() as session:
         records = load_judgments(session, job)
         pairs = [pair_from_record(r) for r in records]
         before = [judgment_from_record(r) for r in records]
-        after = judge.finalize(list(before))
+    # No write lock while the step runs: it may count in the store itself (a spend cap).
+    after = judge.finalize(list(before))
+    with store.session() as session:
         for pair, old, new in zip(pairs, before, after, strict=True):
             if new != old:
                 save_judgment(session, job, pair, new)
