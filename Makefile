@@ -48,7 +48,8 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check src tests benchmarks
 
 bench: $(VENV)/.installed-dev
-	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
+	for script in benchmarks/[a-z]*.py; do $(BIN)/python $$script || exit 1; done
+	$(BIN)/python scripts/benchmarks_doc.py
 
 clean:
 	rm -rf $(VENV) .cache docket.db
