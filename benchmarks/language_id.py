@@ -142,10 +142,6 @@ def main() -> None:
     print(f"wrote {out}")
 
 
-if __name__ == "__main__":
-    main()
-
-
 def tables(result: dict) -> list[Table]:
     """Accuracy per text length; time per detection as a note."""
     table = Table(["length", "n", "accuracy", "undecided"], notes=[
@@ -154,3 +150,7 @@ def tables(result: dict) -> list[Table]:
     for bucket, row in result["by_length"].items():
         table.add(bucket, row["n"], f"{row['accuracy']:.1%}", row["undecided"])
     return [table]
+
+
+if __name__ == "__main__":
+    main()

@@ -38,8 +38,8 @@ def test_one_table_printer_aligns_numbers_and_renders_markdown() -> None:
     text = table_module.render(table).splitlines()
     assert text[0] == "runs"
     assert text[1].split() == ["run", "pairs_per_s", "share"]
-    assert text[3] == "a         1,234  0.912"
-    assert text[4] == "bb            7      –"
+    assert text[3] == "a          1,234  0.912"  # numbers right-aligned under their heading
+    assert text[4] == "bb             7      –"
     md = table_module.markdown(table).splitlines()
     assert md[2:4] == ["| run | pairs_per_s | share |", "|---|---:|---:|"]
 
