@@ -1,0 +1,1 @@
+"""Audits of automatic labels, the label-quality certificate, prediction-powered intervals."""
