@@ -30,7 +30,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
-import math
 import platform
 import time
 from pathlib import Path
@@ -126,7 +125,12 @@ def dl20_pairs(runs, pool, grades, confusion, reps, rng) -> dict:
     y = (grades >= 2).astype(float)
     size, systems = len(pool.pairs), len(runs)
     heavy = _heavy_pairs(runs, pool)
-    out: dict = {"pool_pairs": size, "unjudged": _unjudged(pool), "systems": [r.name for r in runs], "cells": []}
+    out: dict = {
+        "pool_pairs": size,
+        "unjudged": _unjudged(pool),
+        "systems": [r.name for r in runs],
+        "cells": [],
+    }
     for name in ("P@10", "DCG(rel=2)@10"):
         rows, _ = contrasts(coefficients(parse_linear(name), runs, pool))
         truth = rows @ y

@@ -43,8 +43,8 @@ def test_ppi_mean_matches_ppi_python_with_tuned_lambda(alpha):
 def test_ppi_mean_matches_ppi_python_with_given_lambda(lam):
     y, yhat, unlabeled = _fixed_data(11)
     ours = ppi_mean(y, yhat, unlabeled, alpha=0.1, lam=lam)
-    point = ppi_py.ppi_mean_pointestimate(y, yhat, unlabeled, lhat=lam)
-    low, high = ppi_py.ppi_mean_ci(y, yhat, unlabeled, alpha=0.1, lhat=lam)
+    point = ppi_py.ppi_mean_pointestimate(y, yhat, unlabeled, lam=lam)
+    low, high = ppi_py.ppi_mean_ci(y, yhat, unlabeled, alpha=0.1, lam=lam)
     assert ours.estimate == pytest.approx(float(np.ravel(point)[0]), abs=1e-9)
     assert (ours.low, ours.high) == pytest.approx(
         (float(np.ravel(low)[0]), float(np.ravel(high)[0])), abs=1e-9

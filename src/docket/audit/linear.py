@@ -115,6 +115,12 @@ def _weight(measure: LinearMeasure, rank: int) -> float:
     return 1.0 / math.log2(rank + 1)
 
 
+def docket_only(name: str) -> bool:
+    """True for the linear measures ``ir_measures`` does not know (DCG@k, prevalence)."""
+    parsed = parse_linear(name)
+    return parsed is not None and parsed.kind != "P"
+
+
 def linear_measures(names: Iterable[str]) -> tuple[list[LinearMeasure], list[str]]:
     """Split measure names into linear measures and the others (kept as given)."""
     linear, other = [], []

@@ -253,10 +253,12 @@ def pair_intervals(
     groups: ArrayLike | None = None,
     lam: Lambda = 1.0,
     alpha: float = 0.05,
+    floor: bool = False,
+    frame: ArrayLike | None = None,
 ) -> list[Estimate]:
     """:func:`pair_estimates` of one sample as normal ``1 - alpha`` intervals, one per row."""
     estimate, variance, weight = pair_estimates(
-        coef, predicted, sample, human, probability, groups, lam
+        coef, predicted, sample, human, probability, groups, lam, floor, frame
     )
     z = quantile(alpha)
     result = []
@@ -309,9 +311,7 @@ def ppi_mean(
     y, yhat, unlabeled = _as_vectors(y, yhat, yhat_unlabeled)
     weight = ppi_lambda(y, yhat, unlabeled) if lam is None else float(lam)
     estimate = weight * unlabeled.mean() + float(np.mean(y - weight * yhat))
-    se = math.sqrt(
-        np.var(weight * unlabeled) / unlabeled.size + np.var(y - weight * yhat) / y.size
-    )
+    se = math.sqrt(np.var(weight * unlabeled) / unlabeled.size + np.var(y - weight * yhat) / y.size)
     return _interval(float(estimate), se, weight, alpha, y.size - 1 if t_quantile else None)
 
 
