@@ -75,7 +75,9 @@ def render(table: Table) -> str:
     right = [_numeric(table, i) for i in range(len(table.columns))]
 
     def line(cells: Sequence[str]) -> str:
-        parts = [c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)]
+        parts = [
+            c.rjust(w) if r else c.ljust(w) for c, w, r in zip(cells, widths, right, strict=True)
+        ]
         return "  ".join(parts).rstrip()
 
     out = [table.title] if table.title else []

@@ -63,9 +63,7 @@ def health() -> dict[str, str]:
 
 
 @router.get("/v1/rules", tags=["verify"], response_model=list[RuleInfo])
-def rules(
-    request: Request, caller: Annotated[Viewer, Depends(require_token)]
-) -> list[RuleInfo]:
+def rules(request: Request, caller: Annotated[Viewer, Depends(require_token)]) -> list[RuleInfo]:
     """The rules every submission is checked against."""
     return rule_infos(request.app.state.verifier)
 
