@@ -14,7 +14,7 @@ import typer
 from docket.cli.common import finish_run, out, print_failed, resumable
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
 from docket.cli.plan import show_plan
-from docket.cli.plan_print import print_pilot, print_planned_vs_actual
+from docket.cli.plan_print import print_pilot
 from docket.cli.progress import progress_meter
 from docket.cli.summary import print_summary
 from docket.errors import PilotRejectedError
@@ -42,7 +42,6 @@ def judge(
     if judging.plan:
         show_plan(pairs_path, spec, job)
         return None
-    spec = judging.tracked(spec)
     pairs = spec.select(job_input(pairs_path))  # checked whole before any call, then streamed
     with resumable(spec.settings.db):
         if pilot:
@@ -50,7 +49,6 @@ def judge(
         live = spec.bill.live.status if spec.bill.live else None
         with progress_meter("judging", len(pairs), live) as on_progress:
             run = run_job(pairs, spec, job=job, on_progress=on_progress)
-    print_planned_vs_actual(run)
     print_summary(run, display_url(spec.settings.db))
     usage = run.usage  # the same count as the store's: what the server saw
     if usage.retries or usage.failures:

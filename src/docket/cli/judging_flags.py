@@ -12,19 +12,20 @@ from __future__ import annotations
 
 import functools
 import inspect
+from dataclasses import dataclass, replace
 import types
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from pydantic import BaseModel
 
+from docket.cli.plan_print import print_planned_vs_actual
 from docket.config import Settings
 from docket.errors import ConfigError
-from docket.jobs.bill.caps import Bill, Caps
+from docket.jobs.bill.caps import Caps
 from docket.jobs.bill.figures import PlanInputs
 from docket.jobs.bill.live import LiveSpend
 from docket.jobs.bill.pilot import PilotGate
@@ -150,18 +151,15 @@ class JudgingFlags:
         agent_models = values.pop("agent_model", None)
         reviews, retry_failed = values.pop("reviews") or 1, bool(values.pop("retry_failed"))
         limit, sample = values.pop("limit"), values.pop("sample")
-        return JobSpec.of(
+        spec = JobSpec.of(
             method, methods=tuple(methods) if methods else None, reviews=reviews,
             retry_failed=retry_failed, limit=limit, sample=sample, caps=self.caps(),
             plan_inputs=self.plan_inputs(), agent_models=agent_models or None, **values,
         )  # fmt: skip
-
-    def tracked(self, spec: JobSpec) -> JobSpec:
-        """``spec`` that plans itself at its start and fills a live spend for the progress bar."""
-        from dataclasses import replace
-
-        bill = spec.bill
-        return replace(spec, bill=Bill(bill.caps, bill.price, bill.inputs, True, LiveSpend()))
+        # A command's run plans itself at its start (planned against actual is printed after
+        # it) and fills a live spend for the progress line.
+        bill = replace(spec.bill, track=True, live=LiveSpend())
+        return replace(spec, bill=bill)
 
     @property
     def plan(self) -> bool:
@@ -230,7 +228,9 @@ def judging_command(*groups: str) -> Callable[[Callable[..., Any]], Callable[...
         @functools.wraps(command)
         def wrapper(**kwargs: Any) -> Any:
             judging = JudgingFlags({k: v for k, v in kwargs.items() if k in names})
-            return command(**{k: v for k, v in kwargs.items() if k not in names}, judging=judging)
+            result = command(**{k: v for k, v in kwargs.items() if k not in names}, judging=judging)
+            print_planned_vs_actual(getattr(result, "run", result))
+            return result
 
         wrapper.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]
         wrapper.__annotations__ = {p.name: p.annotation for p in own + shared}

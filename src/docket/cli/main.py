@@ -17,7 +17,6 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from docket.cli.exits import exit_code
 from docket.errors import DocketError
 from docket.version import __version__
 
@@ -118,6 +117,8 @@ def main() -> None:
     try:
         app()
     except DocketError as exc:
+        from docket.cli.exits import exit_code  # not at start-up: `docket --help` stays light
+
         code = exit_code(exc)
         if code is None:
             raise
