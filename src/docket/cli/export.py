@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from docket.cli.common import out
-from docket.cli.outputs import output_path
+from docket.cli.outputs import notes_console, output_path
 from docket.config import load_settings
 from docket.errors import ConfigError
 from docket.ir.formats import count_judgments, read_qrels, write_qrels
@@ -27,13 +26,15 @@ from docket.store.claims import failed_pairs
 from docket.store.tables import Job
 
 app = typer.Typer()
+_NO_JOB = "list the jobs with `docket jobs`, or run docket judge"
 
 
 @app.command()
 def export(
-    job: Annotated[str, typer.Option(help="job name (see the summary of docket judge)")],
+    job: Annotated[str, typer.Option(help="job name (see docket jobs)")],
     output: Annotated[
-        Path, typer.Option("--out", "-o", help="file to write", callback=output_path)
+        Path,
+        typer.Option("--out", "-o", help="file to write ('-': standard output)", callback=output_path),
     ],
     fmt: Annotated[str, typer.Option("--format", help="qrels | jsonl")] = "qrels",
     labels: Annotated[
@@ -77,12 +78,13 @@ def export(
     store = open_store(load_settings(db=db).db, read_only=True)
     with store.session() as session:
         if session.get(Job, job) is None:
-            raise ConfigError(f"no job named '{job}' in the store", hint="run docket judge first")
+            raise ConfigError(f"no job named '{job}' in the store", hint=_NO_JOB)
     rows = export_rows(store, job, labels)  # type: ignore[arg-type]
     if fmt == "qrels":
         lines = qrels_lines(rows, grades, rel_level)  # type: ignore[arg-type]
     else:
         lines = jsonl_lines(rows, grades, rel_level)  # type: ignore[arg-type]
+    out = notes_console(output, undecided)
     count = write_atomically(output, lines)
     out.print(f"wrote {count} {fmt} lines to {output}", markup=False)
     waiting = sum(row.undecided for row in rows)
@@ -112,13 +114,13 @@ def _export_completed(
     store = open_store(load_settings(db=db).db, read_only=True)
     with store.session() as session:
         if session.get(Job, job) is None:
-            raise ConfigError(f"no job named '{job}' in the store", hint="run docket judge first")
+            raise ConfigError(f"no job named '{job}' in the store", hint=_NO_JOB)
     result = complete_qrels(store, job, original, level=level, rel_level=rel_level)
     write_qrels(result.completed, output)
     if provenance is not None:
         write_provenance(result.records, provenance)
     before, after = count_judgments(original), count_judgments(result.completed)
-    out.print(
+    notes_console(output, provenance).print(
         f"wrote {after} qrels lines to {output}: {before} original judgments and "
         f"{after - before} labels of job {job} at level {level}",
         markup=False,

@@ -7,11 +7,12 @@ streamed rather than held in memory.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
-from collections.abc import Iterable, Iterator, Sized
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sized
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,8 @@ class JobInput:
         duplicates: repeated identical pairs that were dropped.
         source: where they came from (a path, ``DataFrame`` or ``pairs``).
         stem: a short name for default job names.
+        key_types: the dtypes of a DataFrame's ``qid`` and ``docid`` columns when they
+            are not text (integer qids), so results convert back (``JobRun.to_pandas``).
     """
 
     pairs: Iterable[Pair]
@@ -40,6 +43,7 @@ class JobInput:
     duplicates: int
     source: str
     stem: str
+    key_types: Mapping[str, Any] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[Pair]:
         return iter(self.pairs)
@@ -61,7 +65,8 @@ def job_input(pairs: Any) -> JobInput:
         return JobInput(loaded, len(loaded), loaded.duplicates, str(pairs), Path(pairs).stem)
     if _is_dataframe(pairs):
         listed = collect_pairs(dataframe_records(pairs), DATAFRAME)
-        return JobInput(listed, len(listed), listed.duplicates, DATAFRAME, "dataframe")
+        types = key_types(pairs)
+        return JobInput(listed, len(listed), listed.duplicates, DATAFRAME, "dataframe", types)
     return _from_pairs(pairs)
 
 
@@ -92,7 +97,7 @@ def select_input(
         count = limit
     if count == loaded.count:
         return loaded
-    return JobInput(chosen, count, loaded.duplicates, loaded.source, loaded.stem)
+    return dataclasses.replace(loaded, pairs=chosen, count=count)
 
 
 @dataclass(frozen=True)
@@ -139,6 +144,17 @@ def _from_pairs(pairs: Iterable[Pair]) -> JobInput:
 def _is_dataframe(value: Any) -> bool:
     # Checked by duck type, so pandas is imported only by those who pass a DataFrame.
     return hasattr(value, "to_dict") and hasattr(value, "columns") and isinstance(value, Sized)
+
+
+def key_types(frame: Any) -> dict[str, Any]:
+    """The dtypes of ``frame``'s ``qid`` and ``docid`` (or ``docno``) columns that are not
+    text: docket keeps ids as text, and converts back to these on the way out."""
+    found = {}
+    for key, names in (("qid", ("qid",)), ("docid", ("docid", "docno"))):
+        column = next((name for name in names if name in frame.columns), None)
+        if column is not None and frame[column].dtype.kind in "iu":
+            found[key] = frame[column].dtype
+    return found
 
 
 def dataframe_records(frame: Any) -> Iterator[tuple[int, dict[str, Any]]]:
