@@ -129,8 +129,8 @@ def not_utf8(path: str | Path, error: type[InputError] = InputError) -> InputErr
     again as bytes to find the line and column (the text layer decodes in blocks, so the
     exception cannot tell which line it was in).
     """
-    opener = CheckedGzip if Path(path).suffix == ".gz" else open
-    with opener(path, "rb") as handle:  # type: ignore[operator]
+    gzipped = Path(path).suffix == ".gz"
+    with CheckedGzip(path, error) if gzipped else open(path, "rb") as handle:
         for number, raw in enumerate(handle, start=1):
             try:
                 raw.decode("utf-8")

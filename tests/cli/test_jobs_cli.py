@@ -34,10 +34,11 @@ def _stubborn(request) -> str:  # type: ignore[no-untyped-def]
 def test_jobs_lists_every_job_with_counts(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
     db = tmp_path / "d.db"
     agree, split = register_fake("jobs-agree", Counting()), register_fake("jobs-split", _stubborn)
-    for job, model, method in (("first", agree, "single"), ("second", split, "dream")):
-        code, _, err = _main(monkeypatch, capsys, "judge", EXAMPLES, "--model", model,
-                             "--method", method, "--db", db, "--job", job, "--cache", "off",
-                             "--rounds", "1")  # fmt: skip
+    runs = (("first", agree, ["--method", "single"]),
+            ("second", split, ["--method", "dream", "--rounds", "1"]))  # fmt: skip
+    for job, model, method in runs:
+        code, _, err = _main(monkeypatch, capsys, "judge", EXAMPLES, "--model", model, *method,
+                             "--db", db, "--job", job, "--cache", "off")  # fmt: skip
         assert code in (0, None), err
     code, out, err = _main(monkeypatch, capsys, "jobs", "--db", db, "--json")
     assert code == 0, err

@@ -82,6 +82,7 @@ def test_compose_to_stdout(tmp_path, monkeypatch, capsys) -> None:  # type: igno
 
 
 def test_a_plot_to_stdout_is_refused(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("COLUMNS", "200")
     code, _, err = _main(monkeypatch, capsys, "eval", "systems", "--qrels", IR / "qrels.txt",
                          "--runs", IR / "bm25.trec", "--plot", "-")  # fmt: skip
     assert code == 2 and "give a file name, not '-'" in err

@@ -24,8 +24,11 @@ def jobs(
     db: Annotated[str | None, typer.Option(help="store path or SQLAlchemy URL")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="print JSON, one object per job")] = False,
 ) -> None:
-    """List every job in the store: method, model, pairs judged / escalated / failed,
-    review progress, spend and dates."""
+    """List every job in a store: method, model, pairs judged and escalated, review, spend.
+
+    Per job also the pairs a server refused, the calls made and the dates it was created
+    and last judged; ``--json`` gives every field.
+    """
     settings = load_settings(db=db)
     found = list_jobs(open_store(settings.db, read_only=True))
     if as_json:

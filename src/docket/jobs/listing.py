@@ -1,7 +1,8 @@
 """Every job of a store at a glance: what ran, how far it got, what it cost.
 
-:func:`list_jobs` counts in SQL (one GROUP BY per table), so listing a store that holds
-100,000 judgments reads a few rows per job, never the judgments themselves.
+:func:`list_jobs` counts in SQL (one GROUP BY per table); calls and tokens are summed
+from the judgments' usage column alone (no text, no transcripts), since the job's spend
+row is kept only when caps are given.
 """
 
 from __future__ import annotations
@@ -32,7 +33,9 @@ class JobSummary:
         failed: pairs a server refused (retried with ``--retry-failed``).
         review_tasks: review tasks of the job.
         reviewed: review tasks done or closed.
-        calls, tokens, cost: what the job has spent (``cost`` in USD, 0 without prices).
+        calls, tokens: LLM calls and tokens of the judged pairs (cache hits included,
+            as the judgments record them), or the spend row's when caps counted more.
+        cost: USD spent, as the spend row kept it (0 without caps or a price).
         created: when the job was made.
         last_judged: when its latest judgment was stored (None before the first).
     """
@@ -74,7 +77,20 @@ def list_jobs(store: Store) -> list[JobSummary]:
         )
         review = _review(session)
         spend = {row.job: row for row in session.scalars(select(JobSpend))}
-    return [_summary(job, judged, failed, review, spend) for job in jobs]
+        usage = _usage(session)
+    return [_summary(job, judged, failed, review, spend, usage) for job in jobs]
+
+
+def _usage(session: Session) -> dict[str, tuple[int, int]]:
+    """Calls and tokens per job, from the usage column only."""
+    totals: dict[str, list[int]] = {}
+    query = select(JudgmentRecord.job, JudgmentRecord.usage).execution_options(yield_per=5000)
+    for job, usage in session.execute(query):
+        usage = usage or {}
+        total = totals.setdefault(job, [0, 0])
+        total[0] += int(usage.get("calls", 0))
+        total[1] += int(usage.get("prompt_tokens", 0)) + int(usage.get("completion_tokens", 0))
+    return {job: (calls, tokens) for job, (calls, tokens) in totals.items()}
 
 
 def _judged(session: Session) -> dict[str, tuple[int, int, datetime | None]]:
@@ -97,10 +113,12 @@ def _summary(
     failed: dict[str, int],
     review: dict[str, tuple[int, int]],
     spend: dict[str, JobSpend],
+    usage: dict[str, tuple[int, int]],
 ) -> JobSummary:
     count, escalated, last = judged.get(job.name, (0, 0, None))
     tasks, reviewed = review.get(job.name, (0, 0))
     row = spend.get(job.name)
+    calls, tokens = usage.get(job.name, (0, 0))
     return JobSummary(
         name=job.name,
         kind=job.kind,
@@ -111,8 +129,8 @@ def _summary(
         failed=failed.get(job.name, 0),
         review_tasks=tasks,
         reviewed=reviewed,
-        calls=row.calls if row else 0,
-        tokens=row.tokens if row else 0,
+        calls=max(calls, row.calls if row else 0),
+        tokens=max(tokens, row.tokens if row else 0),
         cost=float(row.cost) if row else 0.0,
         created=job.created_at,
         last_judged=last,
