@@ -108,7 +108,7 @@ def test_plan_size_of_one_stratum_matches_the_closed_form() -> None:
 
 
 def test_plan_size_keeps_what_is_drawn_and_never_exceeds_the_population() -> None:
-    size, split = plan_size({"a": 50, "b": 50}, {"a": 0.5, "b": 0.5}, 0.01)
+    size, split = plan_size({"a": 50, "b": 50}, {"a": 0.5, "b": 0.5}, 0.0001)
     assert size == 100 and split == {"a": 50, "b": 50}
     size, split = plan_size({"a": 500, "b": 500}, {"a": 0.1, "b": 0.1}, 0.2, minimum={"a": 40})
     assert split["a"] >= 40 and size == sum(split.values())

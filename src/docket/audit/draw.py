@@ -21,8 +21,12 @@ from dataclasses import dataclass
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from docket.audit.proportions import allocate, minimum_per_stratum, neyman_weights
-from docket.audit.proportions import smoothed_error_rate
+from docket.audit.proportions import (
+    allocate,
+    minimum_per_stratum,
+    neyman_weights,
+    smoothed_error_rate,
+)
 from docket.audit.strata import CENSUS, Population, PopulationPair, check_job, read_population
 from docket.errors import ConfigError, InputError
 from docket.review.queue import final_labels, relevance_key
@@ -212,7 +216,9 @@ def _weights(
 ) -> dict[str, float]:
     weights = {h: float(n) for h, n in population.sizes.items()}
     if allocation == "neyman":
-        answered = [p for p in audit_labels_in(session, population.job) if p.human_label is not None]
+        answered = [
+            p for p in audit_labels_in(session, population.job) if p.human_label is not None
+        ]
         if not answered:
             raise ConfigError(
                 "Neyman allocation needs per-stratum error rates from answered audit pairs",

@@ -69,8 +69,8 @@ def plan_audit(
     for name in population.strata:
         seen = [p for p in pairs if p.stratum == name and p.human_label is not None]
         errors = sum(p.human_label != p.auto_label for p in seen)
-        rates[name] = prior_error if prior_error is not None else smoothed_error_rate(
-            errors, len(seen)
+        rates[name] = (
+            prior_error if prior_error is not None else smoothed_error_rate(errors, len(seen))
         )
     drawn: dict[str, int] = {}
     for p in pairs:
@@ -81,6 +81,4 @@ def plan_audit(
     )
     expected = stratified_half_width(population.sizes, split, rates, confidence)
     source = "prior" if prior_error is not None else "audit answers so far (smoothed)"
-    return AuditPlan(
-        job, half_width, confidence, size, split, len(pairs), rates, source, expected
-    )
+    return AuditPlan(job, half_width, confidence, size, split, len(pairs), rates, source, expected)

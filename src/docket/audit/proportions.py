@@ -93,9 +93,7 @@ def exact_interval(k: int, n: int, confidence: float = 0.95) -> tuple[float, flo
     return low, high
 
 
-def proportion_interval(
-    k: int, n: int, confidence: float = 0.95, method: str = "auto"
-) -> Interval:
+def proportion_interval(k: int, n: int, confidence: float = 0.95, method: str = "auto") -> Interval:
     """``k / n`` with its interval: ``wilson``, ``exact``, or ``auto`` (exact below
     :data:`SMALL_STRATUM` trials, Wilson from there on)."""
     if method == "auto":
@@ -263,7 +261,9 @@ def plan_size(
     low, high = floor, sum(populations.values())
 
     def reaches(n: int) -> tuple[bool, dict[str, int]]:
-        split = allocate(populations, n, weights, minimum=minimum_per_stratum(populations, n, minimum))
+        split = allocate(
+            populations, n, weights, minimum=minimum_per_stratum(populations, n, minimum)
+        )
         width = stratified_half_width(populations, split, error_rates, confidence)
         return width <= half_width, split
 

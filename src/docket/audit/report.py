@@ -89,8 +89,11 @@ class Certificate:
             "automatic_accuracy": self.automatic_accuracy.as_dict(),
             "strata": [
                 {
-                    "stratum": s.name, "population": s.population, "drawn": s.drawn,
-                    "answered": s.answered, "correct": s.correct,
+                    "stratum": s.name,
+                    "population": s.population,
+                    "drawn": s.drawn,
+                    "answered": s.answered,
+                    "correct": s.correct,
                     "accuracy": s.accuracy.as_dict(),
                 }
                 for s in self.strata
@@ -186,9 +189,7 @@ def _strata(
     return rows
 
 
-def _reviewers(
-    session: Session, job: str
-) -> tuple[dict[str, int], tuple[ReviewerAgreement, ...]]:
+def _reviewers(session: Session, job: str) -> tuple[dict[str, int], tuple[ReviewerAgreement, ...]]:
     """Decisions per reviewer, and kappa for each pair of reviewers with shared tasks."""
     tasks = select_tasks(session, job=job, kind="relevance")
     latest = latest_decisions(session, [t.id for t in tasks])

@@ -101,7 +101,9 @@ def check_job(session: Session, job: str) -> Job:
     return found
 
 
-def read_population(session: Session, job: str, *, by: str = "outcome", seed: int = 0) -> Population:
+def read_population(
+    session: Session, job: str, *, by: str = "outcome", seed: int = 0
+) -> Population:
     """The automatic pairs of ``job`` by stratum, and its escalated (census) pairs.
 
     Raises:
