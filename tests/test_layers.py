@@ -29,6 +29,8 @@ FORBIDDEN = {
     "docket.adherence.verify": {"docket.cli", "docket.runner", "docket.web", "docket.review"},
     "docket.runner": {"docket.cli", "docket.jobs", "docket.web"},
     "docket.jobs": {"docket.cli", "docket.web"},
+    # Audits sit above the store, the review queue and the job API, below the CLI.
+    "docket.audit": {"docket.cli", "docket.web", "docket.review.web"},
 }
 # Circles closed only by imports inside functions: none is left (the provider registry
 # loads providers through entry points, by name). No new one may appear.
