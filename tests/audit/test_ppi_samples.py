@@ -19,6 +19,7 @@ class Drawn:
     docid: str
     stratum: str
     inclusion_probability: float
+    auto_label: int
     auto_grade: int | None
     human_label: int | None
     human_grade: int | None
@@ -26,10 +27,10 @@ class Drawn:
 
 def test_an_audit_gives_answered_pairs_with_probabilities_for_the_answered_share():
     pairs = [
-        Drawn("q1", "d1", "round1-relevant", 0.1, None, 1, 3),
-        Drawn("q1", "d2", "round1-relevant", 0.1, None, 0, 0),
-        Drawn("q1", "d3", "round1-relevant", 0.1, None, None, None),  # not answered yet
-        Drawn("q2", "d1", "round2-irrelevant", 0.5, None, 0, None),
+        Drawn("q1", "d1", "round1-relevant", 0.1, 0, None, 1, 3),
+        Drawn("q1", "d2", "round1-relevant", 0.1, 1, None, 0, 0),
+        Drawn("q1", "d3", "round1-relevant", 0.1, 1, None, None, None),  # not answered yet
+        Drawn("q2", "d1", "round2-irrelevant", 0.5, 0, None, 0, None),
     ]
     sample = from_audit(pairs, "J")
     assert sample.unanswered == 1 and sample.source == "audit of job J"
@@ -39,11 +40,13 @@ def test_an_audit_gives_answered_pairs_with_probabilities_for_the_answered_share
     assert sample.probability[("q1", "d1")] == pytest.approx(0.1 * 2 / 3)
     assert sample.probability[("q2", "d1")] == pytest.approx(0.5)
     assert sample.strata[("q2", "d1")] == "round2-irrelevant"
+    assert sample.automatic == {("q1", "d1"): 0, ("q1", "d2"): 1, ("q2", "d1"): 0}
 
 
 def test_a_graded_job_reads_the_human_grade():
-    sample = from_audit([Drawn("q1", "d1", "s", 0.2, 2, 1, 3)], "J")
+    sample = from_audit([Drawn("q1", "d1", "s", 0.2, 1, 2, 1, 3)], "J")
     assert sample.grades == {("q1", "d1"): 3}
+    assert sample.automatic == {("q1", "d1"): 2}
 
 
 def test_files_with_and_without_inclusion_probabilities(tmp_path: Path):
