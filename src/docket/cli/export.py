@@ -21,7 +21,7 @@ from docket.ir.job_export import (
     write_atomically,
 )
 from docket.ir.provenance import LEVELS, write_provenance
-from docket.jobs.holes import complete_qrels
+from docket.holes.run import complete_qrels
 from docket.store import open_store
 from docket.store.claims import failed_pairs
 from docket.store.tables import Job

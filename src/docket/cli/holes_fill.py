@@ -1,6 +1,6 @@
 """``docket holes fill``: judge the unjudged pooled pairs, write completed qrels and provenance.
 
-Flag parsing, one call of :func:`docket.jobs.fill_holes`, and printing.
+Flag parsing, one call of :func:`docket.holes.fill_holes`, and printing.
 """
 
 from __future__ import annotations
@@ -32,8 +32,8 @@ from docket.cli.plan_print import stop_if_capped
 from docket.cli.progress import progress_meter
 from docket.ir.formats import count_judgments, write_qrels
 from docket.ir.provenance import LEVELS, write_provenance
-from docket.jobs.budget import BATCH
-from docket.jobs.holes import HoleFill, fill_holes
+from docket.holes.ordered import BATCH
+from docket.holes.run import HoleFill, fill_holes
 from docket.store.base import display_url
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from docket.agreement import cohen_kappa
 from docket.errors import ConfigError, PilotRejectedError
-from docket.ir.simulate import balanced_accuracy
+from docket.agreement import balanced_accuracy
 from docket.jobs.plan_figures import Range
 from docket.llm.usage import Price
 from docket.relevance.types import Judgment, Pair

@@ -2,7 +2,7 @@
 
 :func:`build_pairs` looks up query and document texts for (qid, docid) keys, and
 :func:`summarize_fill` turns finished judgments into provenance and completed qrels. The
-judging itself runs as a job (:func:`docket.jobs.fill_holes`).
+judging itself runs as a job (:func:`docket.holes.fill_holes`).
 """
 
 from __future__ import annotations

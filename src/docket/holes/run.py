@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from docket.errors import ConfigError
-from docket.ir.budget import HoleOrder, parse_budget
+from docket.holes.order import HoleOrder, parse_hole_count
 from docket.ir.corpus import Corpus, open_corpus
-from docket.ir.fill import FillResult, PairSet, build_pairs, summarize_fill
+from docket.holes.fill import FillResult, PairSet, build_pairs, summarize_fill
 from docket.ir.formats import Qrels, Run, read_qrels, read_runs
 from docket.ir.holes import find_holes, pool
 from docket.ir.queries import read_queries
-from docket.ir.simulate import SimulationReport, plan_simulation, score_simulation
-from docket.jobs.budget import BATCH, judge_in_order
+from docket.holes.simulate import SimulationReport, plan_simulation, score_simulation
+from docket.holes.ordered import BATCH, judge_in_order
 from docket.jobs.result import JobRun
 from docket.jobs.run import Progress, run_job
 from docket.jobs.spec import JobSpec
@@ -122,7 +122,7 @@ def fill_holes(
         job: job name (default ``holes-<qrels stem>-<method>``).
         judge: a judge object of your own instead of the spec's method (see :func:`run_job`).
         budget: judge only this many holes (``N`` or ``"P%"`` of the holes), in ``order``.
-        order: ``depth``, ``mtf`` or ``bandit`` (:mod:`docket.ir.budget`); a rerun with the
+        order: ``depth``, ``mtf`` or ``bandit`` (:mod:`docket.holes.order`); a rerun with the
             same seed and batch and a larger budget continues the same order.
         seed: breaks ties between runs in ``mtf`` and ``bandit``.
         batch: holes judged between two updates of the order.
@@ -130,23 +130,23 @@ def fill_holes(
     spec = spec or JobSpec.of()
     original, systems, texts, documents = load_ir_inputs(qrels, runs, queries, corpus, **inputs)
     holes = find_holes(original, systems, depth)
-    name = job or f"holes-{_stem(qrels)}-{judge.method if judge else spec.method}"
+    name = job or f"holes-{job_stem(qrels)}-{judge.method if judge else spec.method}"
     count = None
     if budget is not None or order != "depth":
         if audit or limit:
             raise ConfigError("--budget/--order replace --limit and --audit; give one of them")
         pairs = build_pairs(holes.hole_keys, texts, documents, original, rel_level)
         by_key = {pair.key: pair for pair in pairs.pairs}
-        count = len(by_key) if budget is None else parse_budget(budget, len(by_key))
+        count = len(by_key) if budget is None else parse_hole_count(budget, len(by_key))
         planner = HoleOrder(by_key, systems, original, order=order, seed=seed,
                             rel_level=rel_level)  # fmt: skip
-        run = judge_in_order(by_key, planner, count, spec, job=name, source=_source(qrels),
+        run = judge_in_order(by_key, planner, count, spec, job=name, source=source_name(qrels),
                              batch=batch, on_progress=on_progress, judge=judge).run  # fmt: skip
     else:
         ranked = [(hole.qid, hole.docid) for hole in holes.by_pool_rank()]  # what --limit keeps
         keys = ranked + (_pooled_judged(original, systems, depth) if audit else [])
         pairs = build_pairs(keys[:limit] if limit else keys, texts, documents, original, rel_level)
-        run = run_job(pairs.pairs, spec, job=name, source=_source(qrels),
+        run = run_job(pairs.pairs, spec, job=name, source=source_name(qrels),
                       on_progress=on_progress, judge=judge)  # fmt: skip
     judgments = [j for _, j in run.judgments()]
     result = summarize_fill(original, judgments, level=level, rel_level=rel_level)
@@ -179,8 +179,8 @@ def simulate_holes(
     original, systems, texts, documents = load_ir_inputs(qrels, runs, queries, corpus, **inputs)
     kept, dropped = plan_simulation(original, systems, fraction, seed, depth)
     pairs = build_pairs(dropped, texts, documents, original, rel_level)
-    name = job or f"simulate-{_stem(qrels)}-{judge.method if judge else spec.method}-{seed}"
-    run = run_job(pairs.pairs, spec, job=name, source=_source(qrels), on_progress=on_progress,
+    name = job or f"simulate-{job_stem(qrels)}-{judge.method if judge else spec.method}-{seed}"
+    run = run_job(pairs.pairs, spec, job=name, source=source_name(qrels), on_progress=on_progress,
                   judge=judge)  # fmt: skip
     judgments = [j for _, j in run.judgments()]
     skipped = len(pairs.missing_queries) + len(pairs.missing_documents)
@@ -203,11 +203,13 @@ def complete_qrels(
     return summarize_fill(original, [j for _, j in results], level=level, rel_level=rel_level)
 
 
-def _source(qrels: QrelsIn) -> str:
+def source_name(qrels: QrelsIn) -> str:
+    """The job's recorded source: the qrels path, or ``qrels`` for loaded qrels."""
     return "qrels" if isinstance(qrels, Mapping) else str(qrels)
 
 
-def _stem(qrels: QrelsIn) -> str:
+def job_stem(qrels: QrelsIn) -> str:
+    """The qrels file's stem for default job names (``qrels`` for loaded qrels)."""
     return "qrels" if isinstance(qrels, Mapping) else Path(str(qrels)).stem
 
 
