@@ -27,9 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
+from docket.holes.order_sim import OrderSimulation, simulate_orders
 from docket.holes.plot import plot_order_curves
 from docket.jobs import JobSpec
-from docket.holes.order_sim import OrderSimulation, simulate_orders
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"

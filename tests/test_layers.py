@@ -138,9 +138,7 @@ def test_no_module_imports_a_private_name_of_another() -> None:
     wrong = [
         f"{module} imports {name}"
         for module, path in MODULES.items()
-        for name in private_imports_in(
-            path.read_text(), module, package=path.name == "__init__.py"
-        )
+        for name in private_imports_in(path.read_text(), module, package=path.name == "__init__.py")
     ]
     assert wrong == []
 

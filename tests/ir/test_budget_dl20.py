@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docket.ir.formats import read_qrels, read_runs
-from docket.holes.simulate import plan_simulation
 from docket.holes import simulate_orders
+from docket.holes.simulate import plan_simulation
+from docket.ir.formats import read_qrels, read_runs
 from docket.jobs import JobSpec
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "dl20"

@@ -65,7 +65,7 @@ def test_fill_stops_at_the_budget_and_a_rerun_continues(bench, tmp_path: Path) -
      (("--budget", "200%"), "budget 200% is 12 pairs, over the 6 in the pool"),
      (("--budget", "lots"), "budget 'lots' is not N or P%"),
      (("--order", "best"), "unknown order 'best'"),
-     (("--budget", "2", "--limit", "3"), "replace --limit and --audit")],
+     (("--budget", "2", "--limit", "3"), "replace --limit, --audit and --whole-pool")],
 )  # fmt: skip
 def test_fill_bad_budget_is_one_line_exit_2_and_writes_nothing(
     bench, tmp_path: Path, monkeypatch, capsys, extra: tuple[str, ...], message: str

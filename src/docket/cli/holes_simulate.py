@@ -16,6 +16,7 @@ from docket.cli.common import console, escape, finish_run, out, print_failed, re
 from docket.cli.holes_budget import print_budget, split_list
 from docket.cli.ir_common import (
     GradesOpt,
+    GuidanceFieldOpt,
     IndexOpt,
     MoreRuns,
     QrelsOpt,
@@ -32,13 +33,13 @@ from docket.cli.outputs import output_path
 from docket.cli.plan_print import stop_if_capped
 from docket.cli.progress import progress_meter
 from docket.errors import UserError
-from docket.holes.order import ORDERS
-from docket.holes.plot import plot_order_curves
 from docket.holes.oracle import BlankCorpus, BlankQueries, OracleJudge
-from docket.holes.simulate import SimulationReport
-from docket.holes.ordered import BATCH
+from docket.holes.order import ORDERS
 from docket.holes.order_sim import OrderSimulation, simulate_orders
+from docket.holes.ordered import BATCH
+from docket.holes.plot import plot_order_curves
 from docket.holes.run import simulate_holes
+from docket.holes.simulate import SimulationReport
 
 OptCorpus = Annotated[
     str | None, typer.Option("--corpus", help="corpus .jsonl/.tsv or irds:<id> (not for --oracle)")
@@ -63,6 +64,7 @@ def simulate_command(
     measure: Annotated[str, typer.Option(help="measure that ranks systems")] = "nDCG@10",
     corpus_index: IndexOpt = None,
     topic_field: TopicFieldOpt = "title",
+    guidance_field: GuidanceFieldOpt = None,
     method: MethodOpt = "dream",
     job: Annotated[
         str | None, typer.Option(help="job name (default: simulate-<qrels>-<method>-<seed>)")
@@ -101,7 +103,8 @@ def simulate_command(
         raise UserError("--plot draws budgeted orders", hint="add --budget 10%,25%,50%")
     common = dict(fraction=fraction, seed=drop_seed, depth=depth, measure=measure,
                   rel_level=rel_level, job=job, grades=parse_grades(grades),
-                  topic_field=topic_field, corpus_index=corpus_index)  # fmt: skip
+                  topic_field=topic_field, corpus_index=corpus_index,
+                  guidance_field=guidance_field)  # fmt: skip
     with resumable(spec.settings.db), progress_meter("judging") as on_progress:
         if budget is not None:
             report = simulate_orders(

@@ -16,17 +16,25 @@ from typing import Any
 from pydantic import BaseModel
 
 from docket.errors import UserError
+from docket.holes.fill import build_pairs
+from docket.holes.oracle import BlankCorpus, BlankQueries, OracleJudge
 from docket.holes.order import ORDERS, HoleOrder, Key, parse_hole_count
+from docket.holes.ordered import BATCH, judge_in_order
+from docket.holes.run import (
+    GuidanceIn,
+    QrelsIn,
+    RunsIn,
+    job_stem,
+    load_guidance,
+    load_ir_inputs,
+    source_name,
+)
+from docket.holes.simulate import drop_judgments
 from docket.ir.corpus import Corpus
 from docket.ir.evaluate import RankingComparison, compare_rankings, evaluate_runs, parse_measures
-from docket.holes.fill import build_pairs
 from docket.ir.formats import Qrels, Run
 from docket.ir.holes import pool
-from docket.holes.oracle import BlankCorpus, BlankQueries, OracleJudge
 from docket.ir.provenance import compose_qrels
-from docket.holes.simulate import drop_judgments
-from docket.holes.ordered import BATCH, judge_in_order
-from docket.holes.run import QrelsIn, RunsIn, job_stem, source_name, load_ir_inputs
 from docket.jobs.run import Progress
 from docket.jobs.spec import JobSpec
 from docket.relevance.types import Judge, Judgment
@@ -81,6 +89,8 @@ def simulate_orders(
     judge: Judge | None = None,
     job: str | None = None,
     on_progress: Progress | None = None,
+    guidance: GuidanceIn = None,
+    guidance_field: str | None = None,
     **inputs: Any,
 ) -> OrderSimulation:
     """Drop a seeded ``fraction`` of the judged pairs and refill ``budgets`` of them per order.
@@ -88,7 +98,8 @@ def simulate_orders(
     Only pairs the judge can read (query text and document found) are dropped. With
     ``oracle`` the gold label is the judge (no LLM; queries and corpus may be omitted).
     Budgets are ``N`` or ``"P%"`` of the dropped pairs; ``seed`` draws the dropped pairs,
-    ``order_seed`` breaks the orders' ties.
+    ``order_seed`` breaks the orders' ties; ``guidance`` and ``guidance_field`` as in
+    :func:`~docket.holes.fill_holes`.
     """
     spec = spec or JobSpec.of()
     judge = OracleJudge() if oracle else judge
@@ -99,7 +110,9 @@ def simulate_orders(
         BlankCorpus() if corpus is None else corpus, **inputs,
     )  # fmt: skip
     kept, dropped = _drop(original, systems, texts, documents, fraction, seed, depth)
-    by_key = {p.key: p for p in build_pairs(dropped, texts, documents, original, rel_level).pairs}
+    described = load_guidance(queries, guidance, guidance_field)
+    made = build_pairs(dropped, texts, documents, original, rel_level, described)
+    by_key = {p.key: p for p in made.pairs}
     counts = sorted({parse_hole_count(b, len(by_key)) for b in budgets})
     method = judge.method if judge else spec.method
     name = job or f"budget-{job_stem(qrels)}-{method}-{seed}"
