@@ -8,7 +8,18 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from docket.audit.linear import docket_only
 from docket.cli.common import escape, id_column, out
+from docket.cli.eval_systems_ppi import (
+    AuditJobOpt,
+    DbOpt,
+    HumanSampleOpt,
+    InclusionOpt,
+    PpiOpt,
+    PpiQueriesOpt,
+    human_sample,
+    print_ppi,
+)
 from docket.cli.ir_common import (
     GradesOpt,
     MoreRuns,
@@ -81,11 +92,20 @@ def systems(
     alpha: Annotated[float, typer.Option(help="family-wise level of the Holm correction")] = 0.05,
     permutations: Annotated[int, typer.Option(min=100, help="randomization test budget")] = 10_000,
     seed: Annotated[int, typer.Option(help="seed of the randomization test")] = 0,
+    ppi: PpiOpt = False,
+    audit_job: AuditJobOpt = None,
+    human_sample_file: HumanSampleOpt = None,
+    inclusion: InclusionOpt = None,
+    ppi_queries: PpiQueriesOpt = False,
+    db: DbOpt = None,
 ) -> None:
     """Evaluate every system before/after completion; rank shifts, Kendall's tau and tau_AP.
 
     With --completed-qrels and --whole-pool-qrels both completions are ranked side by side,
     each with its Kendall's tau against the original ranking.
+    With --ppi, also prediction-powered intervals for every system and pair of systems
+    (LLM-completed qrels + the human labels of a random sample; --alpha sets both the
+    intervals' level and Holm's).
     """
     original = load_qrels(qrels, grades)
     completed = load_qrels(completed_qrels, grades) if completed_qrels else None
@@ -94,7 +114,17 @@ def systems(
     systems_ = load_runs(runs, more_runs)
     if significance:
         require_two_systems(len(systems_))  # before any work
+    sample = human_sample(ppi, audit_job, human_sample_file, inclusion, db, ppi_queries)
     names = split_names(measures, DEFAULT_MEASURES)
+    ppi_report = None
+    if sample is not None:
+        from docket.audit.systems import evaluate_systems_ppi
+
+        ppi_report = evaluate_systems_ppi(
+            systems_, completed or original, sample, names, alpha=alpha,
+            original=original if completed else None, whole_queries=ppi_queries,
+        )  # fmt: skip
+        names = [n for n in names if not docket_only(n)] or list(DEFAULT_MEASURES)
     report = compare_systems(systems_, original, completed, names, primary, condensed, whole)
     table: PerQuery = {}
     if per_query is not None or trec_eval is not None or significance:
@@ -105,6 +135,8 @@ def systems(
         data = report.model_dump(mode="json")
         if significance:
             data["significance"] = [t.model_dump(mode="json") for t in tests]
+        if ppi_report is not None:
+            data["ppi"] = ppi_report.to_json()
         write_json(data, out_path)
     if plot is not None and report.shift_variant is not None:
         from docket.ir.plot import plot_rank_shifts
@@ -113,6 +145,8 @@ def systems(
     _print_systems(report)
     for rendered in significance_tables(tests, alpha) if significance else []:
         out.print(rendered)
+    if ppi_report is not None:
+        print_ppi(ppi_report)
     _write_per_query(table, report, per_query, trec_eval)
 
 

@@ -144,10 +144,7 @@ async def decide(request: Request) -> Response:
     """Record the viewer's decision; browsers go on to their next task."""
     viewer, body = await _authorised_body(request)
     task_id = request.path_params["task_id"]
-    label = _int_field(body, "label", required=True)
-    grade = _int_field(body, "grade", required=False)
-    note, seconds = _text(body.get("note")), _seconds(body)
-    job = _text(body.get("job")) or None
+    note, job = _text(body.get("note")), _text(body.get("job")) or None
 
     def work(session):  # type: ignore[no-untyped-def]
         decision = record_decision(
@@ -163,12 +160,17 @@ async def decide(request: Request) -> Response:
         return decision.id, decision.blind, decision.task_id
 
     try:
+        label = _int_field(body, "label", required=True)
+        grade = _int_field(body, "grade", required=False)
+        seconds = _seconds(body)
         decision_id, blind, _ = await run_in_threadpool(_write, request.app.state.store, work)
     except (UserError, HttpError) as exc:
         if wants_json(request) or isinstance(exc, UnknownTaskError):
             raise
-        # A browser stays on the item, with the reason, instead of a dead-end error page.
-        return await run_in_threadpool(_item_with_refusal, request, viewer, task_id, exc)
+        # A browser stays on the item, with the reason and what they typed, instead of a
+        # dead-end error page.
+        typed = {"note": note, "grade": _text(body.get("grade")).strip()}
+        return await run_in_threadpool(_item_with_refusal, request, viewer, task_id, exc, typed)
     found = await run_in_threadpool(_next, request.app.state.store, viewer, task_id, job)
     if wants_json(request):
         data = {"decision": decision_id, "task": task_id, "blind": blind, "next": found}
@@ -178,14 +180,18 @@ async def decide(request: Request) -> Response:
     return RedirectResponse(f"{target}?{urlencode(query)}", status_code=303)
 
 
-def _item_with_refusal(request: Request, viewer: Viewer, task_id: int, exc: Exception) -> Response:
-    """The item page again, saying why the decision was refused (with the refusal's status)."""
+def _item_with_refusal(
+    request: Request, viewer: Viewer, task_id: int, exc: Exception, typed: dict[str, str]
+) -> Response:
+    """The item page again, saying why the decision was refused (with the refusal's status),
+    with the note and grade the reviewer typed still filled in."""
     message = getattr(exc, "message", str(exc))
     hint = getattr(exc, "hint", "")
     status = int(getattr(exc, "status", getattr(exc, "status_code", 400)))
     with request.app.state.store.session() as session:
         data = item_view(session, session.get(Reviewer, viewer.id), task_id)
     data["saved"], data["job_filter"] = None, request.query_params.get("job", "")
+    data["typed"] = typed
     data["decision_error"] = f"Your decision was not saved: {message}" + (
         f" ({hint})" if hint else ""
     )
