@@ -35,6 +35,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _table import Table, print_tables, write_results
 
 from docket.audit.linear import Pool, coefficients, parse_linear
 from docket.audit.ppi import pair_estimates, ppi_mean_finite, quantile
@@ -287,41 +288,36 @@ def summarise(pairs: dict, judges: dict, queries: dict) -> dict:
     return summary
 
 
-def print_tables(pairs: dict, judges: dict, queries: dict, summary: dict) -> None:
-    """Human-readable tables of every setting."""
-    print(
-        f"DL20 pair level: {pairs['pool_pairs']} pool pairs ({pairs['unjudged']} unjudged: "
-        "grade 0), 90% intervals, lam = 1 / tuned"
-    )
-    head = "measure          n  design  cover(min-max)     simult. Holm-ok  width/human"
-    print(head)
+def tables(result: dict) -> list[Table]:
+    """Coverage and width of every setting: DL20 pairs, LLMJudge prevalence, DL20 queries."""
+    pairs, judges, queries = result["dl20_pairs"], result["llmjudge"], result["dl20_queries"]
+    pair_table = Table(
+        ["measure", "n", "design", "estimator", "coverage", "min-max", "simultaneous",
+         "Holm ok", "width / human"],
+        title=f"DL20 pair level: {pairs['pool_pairs']} pool pairs ({pairs['unjudged']} "
+        "unjudged: grade 0), 90% intervals",
+    )  # fmt: skip
     for c in pairs["cells"]:
         for est in ("ppi", "ppi_design_var", "difference", "human_only"):
             r = c[est]
             ratio = np.mean(r["half_width"]) / np.mean(c["human_only"]["half_width"])
-            print(
-                f"{c['measure']:<15}{c['n']:>4}  {c['design']:<7} "
-                f"{np.mean(r['coverage']):.3f} ({min(r['coverage']):.3f}-{max(r['coverage']):.3f})"
-                f"  {r['simultaneous_bonferroni']:.3f}   {r['holm_no_false_order']:.3f}"
-                f"    {ratio:.2f} {est}"
-            )
-    print("\nLLMJudge prevalence (grade >= 2), coverage of 90% intervals over 33 judges")
+            pair_table.add(c["measure"], c["n"], c["design"], est, float(np.mean(r["coverage"])),
+                           f"{min(r['coverage']):.3f}-{max(r['coverage']):.3f}",
+                           r["simultaneous_bonferroni"], r["holm_no_false_order"], float(ratio))  # fmt: skip
+    judge_table = Table(["estimator", "n", "mean coverage", "min", "max", "half-width"],
+                        title="LLMJudge prevalence (grade >= 2), 90% intervals over 33 judges")  # fmt: skip
     for est, _, _ in ESTIMATORS:
         for n in SIZES:
             cov = [j[f"{est}_{n}"]["coverage"] for j in judges["judges"]]
             width = np.mean([j[f"{est}_{n}"]["half_width"] for j in judges["judges"]])
-            print(
-                f"{est:<11} n={n:<4} mean {np.mean(cov):.3f}  min {min(cov):.3f}  "
-                f"max {max(cov):.3f}  half-width {width:.4f}"
-            )
-    print("\nDL20 query level nDCG@10 (finite-population PPI++, t quantiles)")
+            judge_table.add(est, n, float(np.mean(cov)), min(cov), max(cov), float(width))
+    query_table = Table(["queries", "coverage", "systems min-max", "differences min-max"],
+                        title="DL20 query level nDCG@10 (finite-population PPI++, t quantiles)")  # fmt: skip
     for c in queries["cells"]:
-        print(
-            f"{c['n_queries']} queries: coverage {c['coverage_mean']:.3f} (systems "
-            f"{min(c['coverage_systems']):.3f}-{max(c['coverage_systems']):.3f}, differences "
-            f"{min(c['coverage_differences']):.3f}-{max(c['coverage_differences']):.3f})"
-        )
-    print("\nsummary:", json.dumps(summary, indent=1))
+        query_table.add(c["n_queries"], c["coverage_mean"],
+                        f"{min(c['coverage_systems']):.3f}-{max(c['coverage_systems']):.3f}",
+                        f"{min(c['coverage_differences']):.3f}-{max(c['coverage_differences']):.3f}")  # fmt: skip
+    return [pair_table, judge_table, query_table]
 
 
 def main() -> None:
@@ -339,7 +335,6 @@ def main() -> None:
     judges = llmjudge(args.judge_reps, rng)
     queries = dl20_queries(runs, pool, grades, confusion, args.reps, rng)
     summary = summarise(pairs, judges, queries)
-    print_tables(pairs, judges, queries, summary)
     result = {
         "benchmark": "ppi_coverage",
         "alpha": ALPHA,
@@ -354,8 +349,9 @@ def main() -> None:
         "seconds": round(time.perf_counter() - start, 1),
         "machine": {"python": platform.python_version(), "cpus": __import__("os").cpu_count()},
     }
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=1) + "\n")
+    write_results(RESULTS, result)
+    print_tables(tables(result))
+    print("\nsummary:", json.dumps(summary, indent=1))
     print(f"\n{result['seconds']} s; written to {RESULTS}")
 
 

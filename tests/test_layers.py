@@ -32,6 +32,8 @@ FORBIDDEN = {
     # hole work sits above the job API and finding holes (jobs, ir, relevance, store...)
     "docket.ir": {"docket.cli", "docket.web", "docket.jobs", "docket.holes"},
     "docket.holes": {"docket.cli", "docket.web", "docket.review"},
+    # Audits sit above the store, the review queue and the job API, below the CLI.
+    "docket.audit": {"docket.cli", "docket.web", "docket.review.web"},
 }
 # Circles closed only by imports inside functions: none is left (the provider registry
 # loads providers through entry points, by name). No new one may appear.

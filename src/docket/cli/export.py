@@ -33,8 +33,8 @@ app = typer.Typer()
 def export(
     job: Annotated[str, typer.Option(help="job name (see the summary of docket judge)")],
     output: Annotated[
-        Path, typer.Option("--out", "-o", help="file to write", callback=output_path)
-    ],
+        Path | None, typer.Option("--out", "-o", help="file to write", callback=output_path)
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="qrels | jsonl")] = "qrels",
     labels: Annotated[
         str, typer.Option(help="judged | reviewed (human decisions win)")
@@ -66,8 +66,25 @@ def export(
     level: Annotated[
         str, typer.Option(help="with --completed: original | automatic | reviewed")
     ] = "reviewed",
+    card: Annotated[
+        Path | None,
+        typer.Option(
+            help="also write a dataset card (Markdown, card.json beside it): provenance, "
+            "cost and the label-quality certificate",
+            callback=output_path,
+        ),
+    ] = None,
+    confidence: Annotated[
+        float, typer.Option(help="with --card: confidence of the certificate's intervals")
+    ] = 0.95,
 ) -> None:
     """Export a job's labels as TREC qrels or JSONL with provenance, or completed qrels."""
+    if output is None and card is None:
+        raise ConfigError("pass --out FILE (the labels) or --card FILE (a dataset card), or both")
+    if card is not None:
+        _write_card(job, card, output, completed, confidence, db)
+    if output is None:
+        return
     if completed is not None:
         _export_completed(job, output, completed, provenance, level, rel_level, db)
         return
@@ -123,3 +140,20 @@ def _export_completed(
         f"{after - before} labels of job {job} at level {level}",
         markup=False,
     )
+
+
+def _write_card(
+    job: str, card: Path, output: Path | None, completed: str | None, confidence: float,
+    db: str | None,
+) -> None:  # fmt: skip
+    """The dataset card of the job's labels, written before the labels (it checks the job)."""
+    from docket.audit.card import dataset_card, write_card
+
+    store = open_store(load_settings(db=db).db, read_only=True)
+    original = count_judgments(read_qrels(completed)) if completed is not None else None
+    made = dataset_card(
+        store, job, confidence=confidence, qrels=str(output) if output else None,
+        original=original,
+    )  # fmt: skip
+    beside = write_card(made, card)
+    out.print(f"wrote the dataset card of job {job} to {card} and {beside}", markup=False)

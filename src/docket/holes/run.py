@@ -134,8 +134,11 @@ def fill_holes(
     """Judge the unjudged pooled pairs and compose completed qrels with provenance.
 
     Args:
-        qrels, runs, queries, corpus: loaded values, or paths / ``irds:`` ids to read
-            (``grades``, ``topic_field`` and ``corpus_index`` in ``inputs`` say how).
+        qrels: loaded qrels, or a path / ``irds:`` id to read (``grades`` in ``inputs``
+            says how).
+        runs: loaded runs, or paths to read.
+        queries: loaded queries, or a path / ``irds:`` id (``topic_field`` in ``inputs``).
+        corpus: a loaded corpus, or a path (``corpus_index`` in ``inputs``).
         spec: how to judge (default: DREAM on the default model, see :meth:`JobSpec.of`).
         depth: pooling depth k.
         audit: also judge the pooled pairs that are already judged.

@@ -81,6 +81,31 @@ def queue_escalated(
     return count
 
 
+def queue_blind(
+    session: Session, job: str, pair: Pair, judgment: Judgment, required_reviews: int = 1
+) -> int:
+    """Queue one pair as a blind task (query and chunk only) in the caller's transaction.
+
+    The payload is the escalation payload without the transcript and the confidence, and
+    the task is blind, so a reviewer cannot tell it from a blind escalation (the audit of
+    automatic labels draws its pairs into the queue this way). Returns the task id;
+    idempotent like :func:`queue_escalated`.
+    """
+    from docket.review.queue import enqueue, relevance_key
+
+    hidden = replace(judgment, transcript=(), config={})
+    task = enqueue(
+        session,
+        job=job,
+        kind="relevance",
+        item_key=relevance_key(pair.qid, pair.docid),
+        payload=review_payload(pair, hidden),
+        required_reviews=required_reviews,
+        blind=True,
+    )
+    return task.id
+
+
 def apply_human_decisions(
     store: Store, job: str, results: list[tuple[Pair, Judgment]]
 ) -> list[tuple[Pair, Judgment]]:
