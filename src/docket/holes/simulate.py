@@ -60,7 +60,7 @@ def drop_judgments(
 
 
 class SimulationReport(BaseModel):
-    """Outcome of :func:`docket.jobs.simulate_holes` (None where a statistic is undefined)."""
+    """Outcome of :func:`docket.holes.simulate_holes` (None where a statistic is undefined)."""
 
     fraction: float
     seed: int
