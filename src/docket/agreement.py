@@ -77,15 +77,6 @@ def kappa_from_confusion(table: ArrayLike, weights: Weights = "none") -> float:
     return 1.0 - float((w[weights] * observed).sum()) / denominator
 
 
-def balanced_accuracy(gold: Sequence[int], predicted: Sequence[int]) -> float:
-    """Mean recall over the classes present in ``gold`` (NaN when empty)."""
-    recalls = []
-    for cls in sorted(set(gold)):
-        members = [p for g, p in zip(gold, predicted, strict=True) if g == cls]
-        recalls.append(sum(p == cls for p in members) / len(members))
-    return float(np.mean(recalls)) if recalls else math.nan
-
-
 def cohen_kappa(a: Sequence[Hashable], b: Sequence[Hashable]) -> float:
     """Cohen's kappa between two raters who labelled the same items.
 
