@@ -31,6 +31,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from _table import Table, print_tables, write_results
+
 from docket.jobs import JobSpec, run_job
 from docket.jobs.caps import Bill, Caps
 from docket.jobs.plan import PlanInputs, plan_job
@@ -166,31 +168,42 @@ def main() -> None:
             for data in ["dl21"] if args.quick else list(DATA):
                 for method in METHODS:
                     rows.append(measure(data, method, base, state, Path(tmp)))
-                    print_row(rows[-1])
+                    print(json.dumps(rows[-1]), flush=True)
     finally:
         httpd.shutdown()
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"latency_s": LATENCY_S, "rows": rows}, indent=2) + "\n")
+    result = {"latency_s": LATENCY_S, "rows": rows}
+    write_results(RESULTS, result)
+    print_tables(tables(result))
     print(f"written {RESULTS}")
 
 
-def print_row(row: dict[str, Any]) -> None:
-    """One markdown table row (the header is printed before the first)."""
-    if not getattr(print_row, "header", False):
-        print(
-            "| data | method | pairs | calls | plan calls / tokens / cost error | "
-            "pilot 20 calls / tokens / wall error | cap (20 % faults): attempts, overshoot |"
-        )
-        print("|---|---|---|---|---|---|---|")
-        print_row.header = True  # type: ignore[attr-defined]
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:+.0f} %"
 
-    def pct(v: float | None) -> str:
-        return "-" if v is None else f"{v:+.0f} %"
 
-    print(f"| {row['data']} | {row['method']} | {row['pairs']} | {row['calls']} | "
-          f"{pct(row['plan_calls_err'])} / {pct(row['plan_tokens_err'])} / {pct(row['plan_cost_err'])} | "
-          f"{pct(row['pilot_calls_err'])} / {pct(row['pilot_tokens_err'])} / {pct(row['pilot_wall_err'])} | "
-          f"{row['cap_attempts']} of {row['cap']}, {row['cap_overshoot']:+d} |", flush=True)  # fmt: skip
+def _row(table: Table, row: dict[str, Any]) -> None:
+    cap = (
+        f"{row['cap_attempts']} of {row['cap']}, {row['cap_overshoot']:+d}"
+        if "cap" in row
+        else None
+    )
+    table.add(row["data"], row["method"], row["pairs"], row["calls"],
+              f"{_pct(row['plan_calls_err'])} / {_pct(row['plan_tokens_err'])} / {_pct(row['plan_cost_err'])}",
+              f"{_pct(row['pilot_calls_err'])} / {_pct(row['pilot_tokens_err'])} / {_pct(row['pilot_wall_err'])}",
+              cap)  # fmt: skip
+
+
+def _empty() -> Table:
+    return Table(["data", "method", "pairs", "calls", "plan calls / tokens / cost error",
+                  "pilot 20 calls / tokens / wall error", "cap (20 % faults): attempts, overshoot"])  # fmt: skip
+
+
+def tables(result: dict) -> list[Table]:
+    """One line per data set and method: the plan's and the pilot's errors, the cap."""
+    table = _empty()
+    for row in result["rows"]:
+        _row(table, row)
+    return [table]
 
 
 if __name__ == "__main__":

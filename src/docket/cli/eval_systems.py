@@ -9,7 +9,18 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from docket.audit.linear import docket_only
 from docket.cli.common import escape, id_column
+from docket.cli.eval_systems_ppi import (
+    AuditJobOpt,
+    DbOpt,
+    HumanSampleOpt,
+    InclusionOpt,
+    PpiOpt,
+    PpiQueriesOpt,
+    human_sample,
+    print_ppi,
+)
 from docket.cli.ir_common import (
     GradesOpt,
     MoreRuns,
@@ -37,6 +48,12 @@ from docket.ir.rag import RagAlignment, rag_alignment, read_generation
 from docket.ir.significance import PairTest, compare_pairs, require_two_systems
 
 CompletedOpt = Annotated[Path | None, typer.Option(help="completed qrels (e.g. from holes fill)")]
+WholePoolOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="new labels for the whole pool (holes fill --whole-pool), beside --completed-qrels"
+    ),
+]
 
 
 def systems(
@@ -44,6 +61,7 @@ def systems(
     runs: RunsOpt = None,
     more_runs: MoreRuns = None,
     completed_qrels: CompletedOpt = None,
+    whole_pool_qrels: WholePoolOpt = None,
     measures: Annotated[
         list[str] | None, typer.Option(help="ir_measures names, comma-separated")
     ] = None,
@@ -75,25 +93,51 @@ def systems(
     alpha: Annotated[float, typer.Option(help="family-wise level of the Holm correction")] = 0.05,
     permutations: Annotated[int, typer.Option(min=100, help="randomization test budget")] = 10_000,
     seed: Annotated[int, typer.Option(help="seed of the randomization test")] = 0,
+    ppi: PpiOpt = False,
+    audit_job: AuditJobOpt = None,
+    human_sample_file: HumanSampleOpt = None,
+    inclusion: InclusionOpt = None,
+    ppi_queries: PpiQueriesOpt = False,
+    db: DbOpt = None,
 ) -> None:
-    """Evaluate every system before/after completion; rank shifts, Kendall's tau and tau_AP."""
+    """Evaluate every system before/after completion; rank shifts, Kendall's tau and tau_AP.
+
+    With --completed-qrels and --whole-pool-qrels both completions are ranked side by side,
+    each with its Kendall's tau against the original ranking.
+    With --ppi, also prediction-powered intervals for every system and pair of systems
+    (LLM-completed qrels + the human labels of a random sample; --alpha sets both the
+    intervals' level and Holm's).
+    """
     original = load_qrels(qrels, grades)
     completed = load_qrels(completed_qrels, grades) if completed_qrels else None
+    whole = load_qrels(whole_pool_qrels, grades) if whole_pool_qrels else None
     warn_if_partial(original, completed)
     systems_ = load_runs(runs, more_runs)
     if significance:
         require_two_systems(len(systems_))  # before any work
+    sample = human_sample(ppi, audit_job, human_sample_file, inclusion, db, ppi_queries)
     names = split_names(measures, DEFAULT_MEASURES)
-    report = compare_systems(systems_, original, completed, names, primary, condensed)
+    ppi_report = None
+    if sample is not None:
+        from docket.audit.systems import evaluate_systems_ppi
+
+        ppi_report = evaluate_systems_ppi(
+            systems_, completed or original, sample, names, alpha=alpha,
+            original=original if completed else None, whole_queries=ppi_queries,
+        )  # fmt: skip
+        names = [n for n in names if not docket_only(n)] or list(DEFAULT_MEASURES)
+    report = compare_systems(systems_, original, completed, names, primary, condensed, whole)
     table: PerQuery = {}
     if per_query is not None or trec_eval is not None or significance:
-        variants = qrels_variants(original, completed, condensed)
+        variants = qrels_variants(original, completed, condensed, whole)
         table = per_query_variants(variants, systems_, parse_measures(report.measures))
     tests = _significance(table, report, alpha, permutations, seed) if significance else []
     if out_path is not None:
         data = report.model_dump(mode="json")
         if significance:
             data["significance"] = [t.model_dump(mode="json") for t in tests]
+        if ppi_report is not None:
+            data["ppi"] = ppi_report.to_json()
         write_json(data, out_path)
     if plot is not None and report.shift_variant is not None:
         from docket.ir.plot import plot_rank_shifts
@@ -103,6 +147,8 @@ def systems(
     _print_systems(report, say)
     for rendered in significance_tables(tests, alpha) if significance else []:
         say.print(rendered)
+    if ppi_report is not None:
+        print_ppi(ppi_report, say)
     _write_per_query(table, report, per_query, trec_eval, say)
 
 
@@ -165,6 +211,26 @@ def significance_tables(tests: list[PairTest], alpha: float) -> list[Table]:
     return tables
 
 
+def _print_side_by_side(report: SystemsReport, say: Console) -> None:
+    """Both completions' ranks beside the original one, and each one's Kendall's tau."""
+    if not {"completed", "whole_pool"} <= set(report.ranks):
+        return
+    primary = report.primary
+    table = Table(title=f"Holes only against whole pool, ranked by {primary}")
+    id_column(table, "system", report.systems())
+    for column in ("original", "holes only", "whole pool"):
+        table.add_column(column, justify="right", overflow="fold")
+    for name in report.systems():
+        table.add_row(escape(name), *(str(report.ranks[v][name])
+                                      for v in ("original", "completed", "whole_pool")))  # fmt: skip
+    say.print(table)
+    taus = {c.variant: c for c in report.comparisons}
+    say.print(
+        f"Kendall's tau against the original ranking: holes only {fmt(taus['completed'].tau)}, "
+        f"whole pool {fmt(taus['whole_pool'].tau)}"
+    )
+
+
 def _decision(significant: bool) -> str:
     return "yes" if significant else "no"
 
@@ -193,9 +259,10 @@ def _print_systems(report: SystemsReport, say: Console) -> None:
             ]
         table.add_row(*row)
     say.print(table)
-    for variant in ("original", "completed"):
+    for variant in ("original", "completed", "whole_pool"):
         if variant in report.scores:
             say.print(_scores_table(report, variant))
+    _print_side_by_side(report, say)
     total = len(report.ranks["original"])
     for c in report.comparisons:
         say.print(

@@ -43,6 +43,8 @@ SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
      "SOP to rules: extract, check stability, validate, schema, checkers."),
     ("verify", "docket.cli.verify",
      "Verify records against SOP rules (fmt by code, sim/sub by LLM); feedback stats; API server."),
+    ("audit", "docket.cli.audit",
+     "Audit a job's automatic labels: draw a random sample, plan it, certify the labels."),
     ("bench", "docket.cli.bench", "Benchmarks of docket's methods."),
 )  # fmt: skip
 

@@ -19,9 +19,9 @@ from docket.adherence.record import Record
 from docket.adherence.verify import Submission, Verifier, VerifierConfig
 from docket.adherence.verify.verdict import Verdict
 from docket.cli import web_flags
-from docket.cli.common import console, escape, model_factory, out
+from docket.cli.common import EXIT_FAILED, console, escape, model_factory, out
 from docket.cli.outputs import notes_console, output_path
-from docket.cli.verify_report import stats_tables, summary_tables
+from docket.cli.verify_report import flag_tables, stats_tables, summary_tables
 from docket.config import load_settings
 from docket.errors import ConfigError, ModelUnavailableError
 from docket.fanout import bounded_map
@@ -119,6 +119,10 @@ async def _verify_all(verifier: Verifier, records: list[Record], concurrency: in
         )
 
 
+UNREAD = ("unparsed", "model_error")
+"""Causes of LLM checks whose reply could not be read (the model answered, but not usably)."""
+
+
 def unreachable_error(verdicts: list[Verdict], written: str) -> ModelUnavailableError | None:
     """The error to exit with when some LLM checks could not reach their model."""
     failed = [r for v in verdicts for r in v.results if r.cause == "model_unavailable"]
@@ -128,6 +132,18 @@ def unreachable_error(verdicts: list[Verdict], written: str) -> ModelUnavailable
     return ModelUnavailableError(
         f"{len(failed)} of {llm} LLM checks could not reach their model ({failed[0].error})",
         hint=f"start the model server or fix --sim-model/--sub-model; {written}",
+    )
+
+
+def unread_line(verdicts: list[Verdict], written: str) -> str | None:
+    """The one line to exit with when some LLM checks got replies that could not be read."""
+    unread = [r for v in verdicts for r in v.results if r.cause in UNREAD]
+    if not unread:
+        return None
+    llm = sum(1 for v in verdicts for r in v.results if r.tier != "fmt")
+    return (
+        f"{len(unread)} of {llm} LLM checks could not be read ({unread[0].error}); "
+        f"they are needs_review, not verdicts: check the model or rerun; {written}"
     )
 
 
@@ -173,6 +189,9 @@ def run(
     kept = f"the per-rule records are in {output}" if output else "see the summary above"
     if (error := unreachable_error(verdicts, kept)) is not None:
         raise error
+    if (line := unread_line(verdicts, kept)) is not None:
+        console.print(f"error: {escape(line)}", soft_wrap=True)
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _open_store(db: str) -> Store:
@@ -215,7 +234,8 @@ def stats(
     if as_json:
         out.print_json(payload.model_dump_json())
         return
-    for table in stats_tables(payload.by_rule, payload.by_tier):
+    tables = stats_tables(payload.by_rule, payload.by_tier)
+    for table in tables + flag_tables(payload.flags_by_rule, payload.flags_by_annotator):
         out.print(table)
 
 

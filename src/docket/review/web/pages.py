@@ -17,9 +17,8 @@ from docket.review.item import item_view
 from docket.review.listing import QueueQuery, next_task, queue_view
 from docket.review.models import Reviewer
 from docket.review.stats import by_job, job_counts, review_stats
-from docket.review.web.respond import respond
 from docket.store.base import Store
-from docket.web import Viewer, WebKit, require_admin, wants_json
+from docket.web import Viewer, kit_of, require_admin, respond, wants_json
 
 router = APIRouter()
 MAX_DIGITS = 18
@@ -63,12 +62,8 @@ def page(path: str) -> Callable:
     return register
 
 
-def _kit(request: Request) -> WebKit:
-    return request.app.state.kit
-
-
 def _viewer(request: Request) -> Viewer:
-    return _kit(request).require(request)
+    return kit_of(request).require(request)
 
 
 def _store(request: Request) -> Store:
@@ -87,26 +82,6 @@ def home(request: Request) -> Response:
     """Go to the queue (or the login page when not logged in)."""
     _viewer(request)
     return RedirectResponse("/queue", status_code=303)
-
-
-def login_form(
-    request: Request, error: str = "", status: int = 200, target: str | None = None
-) -> Response:
-    """The login form with a fresh login nonce (its cookie is set on the answer)."""
-    kit, nonce = _kit(request), WebKit.new_login_nonce()
-    target = target or request.query_params.get("next", "/queue")
-    data = {"next": target, "error": error, "nonce": nonce}
-    response = respond(request, "login.html", data, status=status)
-    kit.set_login_nonce(response, request, nonce)
-    return response
-
-
-@router.get("/login", include_in_schema=False)
-def login_page(request: Request) -> Response:
-    """The login form: paste the token from ``docket review add-reviewer``."""
-    if _kit(request).viewer(request) is not None and not wants_json(request):
-        return RedirectResponse("/queue", status_code=303)
-    return login_form(request)
 
 
 @page("/queue")
