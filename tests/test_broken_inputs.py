@@ -45,7 +45,10 @@ BROKEN_GZIP = {
 
 @pytest.mark.parametrize("case", list(BROKEN_GZIP))
 def test_a_broken_gzip_is_one_line_naming_the_file(
-    case: str, tmp_path: Path, monkeypatch, capsys  # type: ignore[no-untyped-def]
+    case: str,
+    tmp_path: Path,
+    monkeypatch,
+    capsys,  # type: ignore[no-untyped-def]
 ) -> None:
     content, problem = BROKEN_GZIP[case]
     qrels = tmp_path / "qrels.txt.gz"
@@ -73,7 +76,11 @@ BAD_TOML = {
 @pytest.mark.parametrize("case", list(BAD_TOML))
 @pytest.mark.parametrize("command", [("export", "--job", "j", "-o", "out.qrels"), ("jobs",)])
 def test_a_bad_docket_toml_is_one_line_for_every_command(
-    case: str, command: tuple[str, ...], tmp_path: Path, monkeypatch, capsys  # type: ignore[no-untyped-def]
+    case: str,
+    command: tuple[str, ...],
+    tmp_path: Path,
+    monkeypatch,
+    capsys,  # type: ignore[no-untyped-def]
 ) -> None:
     content, problem = BAD_TOML[case]
     (tmp_path / "docket.toml").write_bytes(content)
@@ -134,11 +141,13 @@ def test_a_lone_surrogate_in_json_is_an_input_error_naming_the_line() -> None:
     assert loads_json('{"text": "\\ud83d\\ude00"}') == {"text": "\U0001f600"}  # a valid pair
 
 
-def test_a_corpus_line_with_a_lone_surrogate_is_refused(tmp_path: Path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_a_corpus_line_with_a_lone_surrogate_is_refused(
+    tmp_path: Path, monkeypatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
     corpus = tmp_path / "corpus.jsonl"
     corpus.write_text('{"_id": "e1", "text": "fine"}\n{"_id": "e2", "text": "bad \\udc80"}\n')
-    from docket.ir.corpus import CorpusIndex, iter_corpus_file
     from docket.errors import InputError
+    from docket.ir.corpus import CorpusIndex, iter_corpus_file
 
     with pytest.raises(InputError, match="lone surrogate") as caught:
         CorpusIndex.build(iter_corpus_file(corpus), tmp_path / "index.sqlite")

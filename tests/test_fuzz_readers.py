@@ -32,7 +32,7 @@ from docket.adherence.authoring.sop import load_sop
 from docket.adherence.record import read_records
 from docket.adherence.rules.io import load_rules
 from docket.config import load_settings
-from docket.errors import InputError, UserError
+from docket.errors import UserError
 from docket.ir.corpus import iter_corpus_file
 from docket.ir.formats import read_qrels, read_run
 from docket.ir.label_files import Scale, read_label_set

@@ -52,7 +52,9 @@ def test_a_token_from_the_file_opens_the_api(tmp_path: Path) -> None:
     path.write_text(f"ann={ANN}\n")
     with TestClient(create_app(_verifier(), tokens=startup_tokens(path))) as client:
         assert client.get("/v1/rules", headers={"Authorization": f"Bearer {ANN}"}).is_success
-        assert client.get("/v1/rules", headers={"Authorization": f"Bearer {BOB}"}).status_code == 401
+        assert (
+            client.get("/v1/rules", headers={"Authorization": f"Bearer {BOB}"}).status_code == 401
+        )
 
 
 def test_serve_has_no_token_flag() -> None:

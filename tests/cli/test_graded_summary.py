@@ -7,8 +7,6 @@ import re
 import sys
 from pathlib import Path
 
-import pytest
-
 from docket.cli.main import main
 from docket.llm.fake import register_fake
 from tests.jobs.fakes import EXAMPLES
@@ -33,6 +31,8 @@ def test_the_summary_of_a_graded_judge_shows_grades(tmp_path: Path, monkeypatch,
     except SystemExit as exit_:
         assert not exit_.code, capsys.readouterr().err
     out = capsys.readouterr().out
-    eggs = sum("egg" in json.loads(line)["text"].lower() for line in EXAMPLES.read_text().splitlines())
+    eggs = sum(
+        "egg" in json.loads(line)["text"].lower() for line in EXAMPLES.read_text().splitlines()
+    )
     assert f"grades: 1: {12 - eggs}, 3: {eggs}" in out, out
     assert re.search(r"\b3 relevant\b", out) and re.search(r"\b1 irrelevant\b", out), out

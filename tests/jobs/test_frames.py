@@ -77,3 +77,24 @@ def test_a_labels_report_to_pandas() -> None:
     table = report.to_pandas()
     assert len(table) == 1 and table.loc[0, "joined"] == table.loc[0, "gold_pairs"]
     assert "binary_kappa.1" in table.columns and "confusion" not in table.columns
+
+
+def test_a_hole_fill_to_pandas(tmp_path: Path) -> None:
+    from docket.holes import fill_holes
+    from docket.ir.documents import Document
+    from docket.ir.formats import Run
+    from tests.helpers_judges import KeywordJudge
+
+    class Corpus:
+        def get_many(self, docids):  # type: ignore[no-untyped-def]
+            return {d: Document(d, "zebra" if "g" in d else "horse") for d in docids}
+
+    runs = [Run("good", {"q1": ("g1", "g2", "judged")})]
+    filled = fill_holes({"q1": {"judged": 0}}, runs, {"q1": "zebra food"}, Corpus(),
+                        JobSpec.of(db=str(tmp_path / "h.db")), depth=3,
+                        judge=KeywordJudge())  # fmt: skip
+    table = filled.to_pandas()
+    assert table[["docid", "source"]].values.tolist()[0] == ["judged", "original"]
+    new = table[table.source != "original"]
+    assert sorted(new.docid) == ["g1", "g2"] and set(new.relevance) == {1}
+    assert {"qid", "docid", "relevance", "label", "source", "rounds"} <= set(table.columns)

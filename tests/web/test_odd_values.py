@@ -16,6 +16,7 @@ from docket.store.adherence_tables import VerificationRun
 from docket.store.base import Store
 from tests.adherence.verify_helpers import ruleset, slow_model
 
+
 def shape(response) -> dict:  # type: ignore[no-untyped-def]
     body = response.json()
     assert set(body) == {"error", "hint"} and body["hint"], body

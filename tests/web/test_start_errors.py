@@ -44,7 +44,11 @@ def _serve_args(app: str, tmp_path: Path) -> list[str]:
 
 @pytest.mark.parametrize("app", ["review", "verify"])
 def test_a_port_in_use_is_one_line_and_exit_2_before_the_address(
-    app: str, taken_port: int, tmp_path: Path, monkeypatch, capsys  # type: ignore[no-untyped-def]
+    app: str,
+    taken_port: int,
+    tmp_path: Path,
+    monkeypatch,
+    capsys,  # type: ignore[no-untyped-def]
 ) -> None:
     args = [*_serve_args(app, tmp_path), "--port", str(taken_port), "--model", "fake:echo"]
     args = args if app == "verify" else args[:-2]
@@ -59,7 +63,10 @@ def test_a_port_in_use_is_one_line_and_exit_2_before_the_address(
 
 @pytest.mark.parametrize("app", ["review", "verify"])
 def test_a_port_out_of_range_is_one_line_and_exit_2(
-    app: str, tmp_path: Path, monkeypatch, capsys  # type: ignore[no-untyped-def]
+    app: str,
+    tmp_path: Path,
+    monkeypatch,
+    capsys,  # type: ignore[no-untyped-def]
 ) -> None:
     code, out, err = _main(monkeypatch, capsys, *_serve_args(app, tmp_path), "--port", "99999")
     assert code == 2 and "http://" not in out

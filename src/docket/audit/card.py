@@ -25,7 +25,7 @@ from docket.audit.samples import from_audit
 from docket.audit.strata import check_job
 from docket.audit.systems import evaluate_systems_ppi
 from docket.ir.formats import Qrels, Run, write_atomically
-from docket.jobs.holes import complete_qrels
+from docket.holes.run import complete_qrels
 from docket.relevance.prompts import PROMPT_VERSION
 from docket.store.base import Store
 from docket.store.spend import spend_of

@@ -177,4 +177,6 @@ def _write_card(
         original=count_judgments(original) if original is not None else None, systems=systems,
     )  # fmt: skip
     beside = write_card(made, card)
-    out.print(f"wrote the dataset card of job {job} to {card} and {beside}", markup=False)
+    notes_console(output).print(
+        f"wrote the dataset card of job {job} to {card} and {beside}", markup=False
+    )

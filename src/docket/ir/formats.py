@@ -135,8 +135,6 @@ def uncovered(
     return sum(1 for q, docs in original.items() for d in docs if d not in completed.get(q, {}))
 
 
-
-
 @dataclass(frozen=True)
 class Run:
     """A retrieval system's ranked lists.

@@ -11,8 +11,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from docket.jobs.inputs import JobInput, job_input
 from docket.frames import frame, import_pandas
+from docket.jobs.inputs import JobInput, job_input
 from docket.jobs.result import FRAME_COLUMNS, JobRun
 from docket.jobs.run import run_job
 from docket.jobs.spec import JobSpec

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -129,10 +130,9 @@ def with_key_types(table: Any, key_types: Mapping[str, Any]) -> Any:
     (integer qids stay integers, so a merge with the caller's frame works)."""
     for column, dtype in key_types.items():
         if column in table.columns:
-            try:
+            # ids that are no longer all numbers stay text
+            with contextlib.suppress(ValueError, TypeError, OverflowError):
                 table[column] = table[column].astype(dtype)
-            except (ValueError, TypeError, OverflowError):
-                pass  # ids that are no longer all numbers stay text
     return table
 
 

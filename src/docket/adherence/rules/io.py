@@ -12,8 +12,8 @@ from pydantic import ValidationError
 from docket.adherence.checks import CATALOGUE
 from docket.adherence.rules.model import Rule, RuleSet, RulesFileError
 from docket.errors import ConfigError
-from docket.writing import write_text
 from docket.reading import one_line, read_text, validation_error
+from docket.writing import write_text
 
 HEADER = (
     "# docket rule set: edit freely, then check with `docket rules validate {name}`.\n"
