@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import functools
 import inspect
-from dataclasses import dataclass, replace
 import types
 import typing
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -31,6 +31,7 @@ from docket.jobs.bill.live import LiveSpend
 from docket.jobs.bill.pilot import PilotGate
 from docket.jobs.spec import JobSpec
 from docket.relevance.options import METHOD_FIELDS, JudgeOptions
+from docket.relevance.prompts import read_instructions
 
 MethodOpt = Annotated[str, typer.Option(help="dream | single | lara | majority")]
 """``--method`` of the commands that run one method."""
@@ -94,7 +95,9 @@ MODEL = _settings("model", "max_in_flight", "timeout", "max_retries", "cache",
 )  # fmt: skip
 JUDGE = tuple(_judge_flag(f) for f in (
     "rounds", "stances", "agents", "agent_models", "adjudicator", "scale", "samples", "seed",
-    "lara_budget"))  # fmt: skip
+    "lara_budget")) + (
+    Flag("instructions", _opt(Path | None, "Markdown file: the collection's definition of relevance (and, under '## Grades', of each grade) instead of docket's", "Judge options")),
+)  # fmt: skip
 JOB = _settings("db", "concurrency", panel="Job options") + (
     Flag("reviews", _opt(int, "independent reviewers per escalated pair", "Job options", min=1), 1),
     Flag("limit", _opt(int | None, "judge only the first N pairs (after --sample)", "Job options", min=1)),
@@ -149,6 +152,8 @@ class JudgingFlags:
         v = self.values
         values = {name: v.get(name) for name in SPEC_NAMES}  # None: not given (or not taken)
         agent_models = values.pop("agent_model", None)
+        instructions = values.pop("instructions", None)
+        values["instructions"] = read_instructions(instructions) if instructions else None
         reviews, retry_failed = values.pop("reviews") or 1, bool(values.pop("retry_failed"))
         limit, sample = values.pop("limit"), values.pop("sample")
         spec = JobSpec.of(

@@ -29,6 +29,8 @@ SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
      "What judging PAIRS would cost: calls, tokens, USD, time and reviewer hours; no LLM call."),
     ("export", "docket.cli.export",
      "Export a job's labels as TREC qrels or JSONL with provenance, or completed qrels."),
+    ("jobs", "docket.cli.jobs",
+     "List every job in a store: method, model, pairs judged and escalated, review, spend."),
     ("show", "docket.cli.show",
      "Show how a judged pair was decided: every turn's label, evidence and reasoning."),
     ("eval", "docket.cli.eval",
@@ -41,6 +43,8 @@ SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
      "SOP to rules: extract, check stability, validate, schema, checkers."),
     ("verify", "docket.cli.verify",
      "Verify records against SOP rules (fmt by code, sim/sub by LLM); feedback stats; API server."),
+    ("audit", "docket.cli.audit",
+     "Audit a job's automatic labels: draw a random sample, plan it, certify the labels."),
     ("bench", "docket.cli.bench", "Benchmarks of docket's methods."),
 )  # fmt: skip
 

@@ -21,6 +21,7 @@ from docket.jobs.bill.caps import CapGate, CappedJudge, until_stopped
 from docket.jobs.bill.figures import JobPlan, in_flight_of
 from docket.jobs.bill.plan import plan_job
 from docket.jobs.compose import job_executor, open_job, price_of, price_quote, run_usage, store_of
+from docket.jobs.guidance import check_guidance
 from docket.jobs.inputs import JobInput
 from docket.jobs.result import JobRun
 from docket.jobs.spec import JobSpec
@@ -85,6 +86,7 @@ def run_job(
     opened = store_of(store, spec)
     check_judge(judge, loaded, opened, name)
     open_job(opened, name, spec, source or loaded.source, method=judge.method)
+    check_guidance(opened, name, loaded.guidance)
     planned = _track(loaded, spec, name, opened, models)
     caps = _caps(spec, opened, name, models)
     started = time.monotonic()
@@ -94,7 +96,7 @@ def run_job(
         name, opened, results, tally, _queue(results, spec), _failed(opened, name, tally),
         usage, len(loaded),
         caps.stopped if caps else "", caps.spent() if caps else None,
-        plan=planned, elapsed_s=time.monotonic() - started,
+        plan=planned, elapsed_s=time.monotonic() - started, key_types=loaded.key_types,
     )  # fmt: skip
 
 
