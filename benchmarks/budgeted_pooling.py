@@ -29,9 +29,9 @@ from pathlib import Path
 
 from _table import Table, dict_table, print_tables, write_results
 
-from docket.ir.budget_plot import plot_budget_curves
+from docket.holes.order_sim import OrderSimulation, simulate_orders
+from docket.holes.plot import plot_order_curves
 from docket.jobs import JobSpec
-from docket.jobs.budget_sim import BudgetSimulation, simulate_budget
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -40,7 +40,7 @@ BUDGETS = ("10%", "25%", "50%")
 TARGET = 1.5
 
 
-def rows_of(report: BudgetSimulation) -> list[dict]:
+def rows_of(report: OrderSimulation) -> list[dict]:
     """One row per order and budget, with the ratio to depth at the same budget."""
     depth = {p.budget: p.recovered for p in report.points if p.order == "depth"}
     return [{**p.model_dump(), "x_depth": p.recovered / depth[p.budget] if depth.get(p.budget)
@@ -81,7 +81,7 @@ def _times(ratio: float | None) -> str:
     return "-" if ratio is None else f"{ratio:.2f}x"
 
 
-def verdict(report: BudgetSimulation) -> dict:
+def verdict(report: OrderSimulation) -> dict:
     """At the 25% budget: the best of mtf and bandit against depth."""
     at = report.budgets[1]
     found = {p.order: p.recovered for p in report.points if p.budget == at}
@@ -95,15 +95,15 @@ def verdict(report: BudgetSimulation) -> dict:
             "ceiling": ceiling, "met": met}  # fmt: skip
 
 
-def oracle(seed: int, db: Path) -> BudgetSimulation:
+def oracle(seed: int, db: Path) -> OrderSimulation:
     """The oracle simulation for one drop seed."""
-    return simulate_budget(
+    return simulate_orders(
         DATA / "qrels.dl20.txt", sorted(DATA.glob("run.*.txt")), spec=JobSpec.of(db=str(db)),
         budgets=BUDGETS, fraction=0.3, seed=seed, depth=100, oracle=True,
     )  # fmt: skip
 
 
-def embedded(tmp: Path) -> BudgetSimulation:
+def embedded(tmp: Path) -> OrderSimulation:
     """The embedded model on the 140 pooled DL20 pairs whose passage is on this machine."""
     corpus, queries = tmp / "corpus.jsonl", tmp / "queries.tsv"
     rows = [json.loads(line) for line in (DATA / "trec_dl20_pairs.jsonl").open()]
@@ -113,7 +113,7 @@ def embedded(tmp: Path) -> BudgetSimulation:
         "".join(f"{q}\t{t}\n" for q, t in {r["qid"]: r["query"] for r in rows}.items())
     )
     spec = JobSpec.of(method="single", model="local", db=str(tmp / "embedded.db"), cache="off")
-    return simulate_budget(
+    return simulate_orders(
         DATA / "qrels.dl20.txt", sorted(DATA.glob("run.*.txt")), queries, corpus, spec,
         budgets=BUDGETS, fraction=1.0, seed=0, depth=100, corpus_index=tmp / "corpus.sqlite",
     )  # fmt: skip
@@ -135,7 +135,7 @@ def main() -> None:
             out["oracle"].append({"seed": seed, "seconds": seconds, "rows": rows,
                                   "verdict": verdict(report)})  # fmt: skip
             if seed == args.seeds[0]:
-                plot_budget_curves(report.curves, report.relevant, RESULTS / "budgeted_pooling.png",
+                plot_order_curves(report.curves, report.relevant, RESULTS / "budgeted_pooling.png",
                                    f"DL20, oracle judge, drop seed {seed}")  # fmt: skip
     ratios = [run["verdict"]["ratio"] or 0.0 for run in out["oracle"]]
     out["summary"] = {"mean_ratio": statistics.mean(ratios), "target": TARGET,

@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
+from docket.agreement import MIN_PAIRS, shown
 from docket.cli.common import escape, finish_run, out, resumable
 from docket.cli.judging_flags import JudgingFlags, judging_command
 from docket.cli.outputs import output_path
@@ -17,17 +18,19 @@ from docket.jobs import job_input
 from docket.jobs.methods import compare_methods
 from docket.relevance.evaluate import EvalReport, pair_rows
 from docket.relevance.evaluate_plot import plot_curves
+from docket.relevance.metrics import FIGURES, MethodMetrics
 from docket.relevance.options import METHODS
 from docket.relevance.pairs_io import read_labels
 
 ROWS: list[tuple[str, str, str]] = [
-    # (field, heading, format) ; "%" = share shown as a percentage
+    # (field, heading, format) ; "%" = share shown as a percentage. The agreement figures
+    # (metrics.FIGURES) are shown with their n, and as too few under MIN_PAIRS pairs.
     ("irrelevant_recall", "irrelevant recall", "%"),
     ("relevant_recall", "relevant recall", "%"),
     ("balanced_accuracy", "balanced accuracy", "%"),
     ("escalations_answered", "  escalations answered", "s"),
-    ("kappa", "Cohen's kappa vs gold", ".3f"),
-    ("weighted_kappa", "weighted kappa (grades)", ".3f"),
+    ("kappa", "Cohen's kappa", ".3f"),
+    ("weighted_kappa", "weighted kappa (linear)", ".3f"),
     ("escalation_rate", "escalation rate", "%"),
     ("automatic_accuracy", "accuracy of automatic labels", "%"),
     ("calls_per_pair", "LLM calls / pair", ".2f"),
@@ -137,9 +140,19 @@ def metrics_table(report: EvalReport) -> Table:
     for name in report.metrics:
         table.add_column(name, justify="right")
     for field, heading, fmt in ROWS:
-        values = [getattr(m, field) for m in report.metrics.values()]
-        table.add_row(heading, *(escape(_fmt(v, fmt)) for v in values))
+        cells = [_cell(m, field, fmt) for m in report.metrics.values()]
+        if field in FIGURES:
+            heading = f"{heading}, {FIGURES[field][1]}"
+        table.add_row(heading, *(escape(c) for c in cells))
+    table.caption = f"n: pairs a figure is computed over; fewer than {MIN_PAIRS}: too few"
     return table
+
+
+def _cell(metrics: MethodMetrics, field: str, fmt: str) -> str:
+    value = getattr(metrics, field)
+    if field in FIGURES:
+        return shown(value, getattr(metrics, FIGURES[field][0]), fmt)
+    return _fmt(value, fmt)
 
 
 def curves_table(report: EvalReport) -> Table:

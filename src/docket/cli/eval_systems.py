@@ -47,6 +47,12 @@ from docket.ir.rag import RagAlignment, rag_alignment, read_generation
 from docket.ir.significance import PairTest, compare_pairs, require_two_systems
 
 CompletedOpt = Annotated[Path | None, typer.Option(help="completed qrels (e.g. from holes fill)")]
+WholePoolOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="new labels for the whole pool (holes fill --whole-pool), beside --completed-qrels"
+    ),
+]
 
 
 def systems(
@@ -54,6 +60,7 @@ def systems(
     runs: RunsOpt = None,
     more_runs: MoreRuns = None,
     completed_qrels: CompletedOpt = None,
+    whole_pool_qrels: WholePoolOpt = None,
     measures: Annotated[
         list[str] | None, typer.Option(help="ir_measures names, comma-separated")
     ] = None,
@@ -94,12 +101,15 @@ def systems(
 ) -> None:
     """Evaluate every system before/after completion; rank shifts, Kendall's tau and tau_AP.
 
+    With --completed-qrels and --whole-pool-qrels both completions are ranked side by side,
+    each with its Kendall's tau against the original ranking.
     With --ppi, also prediction-powered intervals for every system and pair of systems
     (LLM-completed qrels + the human labels of a random sample; --alpha sets both the
     intervals' level and Holm's).
     """
     original = load_qrels(qrels, grades)
     completed = load_qrels(completed_qrels, grades) if completed_qrels else None
+    whole = load_qrels(whole_pool_qrels, grades) if whole_pool_qrels else None
     warn_if_partial(original, completed)
     systems_ = load_runs(runs, more_runs)
     if significance:
@@ -115,10 +125,10 @@ def systems(
             original=original if completed else None, whole_queries=ppi_queries,
         )  # fmt: skip
         names = [n for n in names if not docket_only(n)] or list(DEFAULT_MEASURES)
-    report = compare_systems(systems_, original, completed, names, primary, condensed)
+    report = compare_systems(systems_, original, completed, names, primary, condensed, whole)
     table: PerQuery = {}
     if per_query is not None or trec_eval is not None or significance:
-        variants = qrels_variants(original, completed, condensed)
+        variants = qrels_variants(original, completed, condensed, whole)
         table = per_query_variants(variants, systems_, parse_measures(report.measures))
     tests = _significance(table, report, alpha, permutations, seed) if significance else []
     if out_path is not None:
@@ -195,6 +205,26 @@ def significance_tables(tests: list[PairTest], alpha: float) -> list[Table]:
     return tables
 
 
+def _print_side_by_side(report: SystemsReport) -> None:
+    """Both completions' ranks beside the original one, and each one's Kendall's tau."""
+    if not {"completed", "whole_pool"} <= set(report.ranks):
+        return
+    primary = report.primary
+    table = Table(title=f"Holes only against whole pool, ranked by {primary}")
+    id_column(table, "system", report.systems())
+    for column in ("original", "holes only", "whole pool"):
+        table.add_column(column, justify="right", overflow="fold")
+    for name in report.systems():
+        table.add_row(escape(name), *(str(report.ranks[v][name])
+                                      for v in ("original", "completed", "whole_pool")))  # fmt: skip
+    out.print(table)
+    taus = {c.variant: c for c in report.comparisons}
+    out.print(
+        f"Kendall's tau against the original ranking: holes only {fmt(taus['completed'].tau)}, "
+        f"whole pool {fmt(taus['whole_pool'].tau)}"
+    )
+
+
 def _decision(significant: bool) -> str:
     return "yes" if significant else "no"
 
@@ -223,9 +253,10 @@ def _print_systems(report: SystemsReport) -> None:
             ]
         table.add_row(*row)
     out.print(table)
-    for variant in ("original", "completed"):
+    for variant in ("original", "completed", "whole_pool"):
         if variant in report.scores:
             out.print(_scores_table(report, variant))
+    _print_side_by_side(report)
     total = len(report.ranks["original"])
     for c in report.comparisons:
         out.print(

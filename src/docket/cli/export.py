@@ -11,6 +11,7 @@ from docket.cli.common import out
 from docket.cli.outputs import output_path
 from docket.config import load_settings
 from docket.errors import ConfigError
+from docket.holes.run import complete_qrels
 from docket.ir.formats import count_judgments, read_qrels, write_qrels
 from docket.ir.job_export import (
     check_export_options,
@@ -21,7 +22,6 @@ from docket.ir.job_export import (
     write_atomically,
 )
 from docket.ir.provenance import LEVELS, write_provenance
-from docket.jobs.holes import complete_qrels
 from docket.store import open_store
 from docket.store.claims import failed_pairs
 from docket.store.tables import Job

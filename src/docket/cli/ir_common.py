@@ -35,6 +35,13 @@ QueriesOpt = Annotated[
 TopicFieldOpt = Annotated[
     str, typer.Option(help="TREC topics: title | desc | narr (or several: title,desc)")
 ]
+GuidanceFieldOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="fields of --queries put in the prompt after the query as the collection's "
+        "definition of relevance for it, e.g. desc,narr (TREC topics, JSONL, irds:)"
+    ),
+]
 
 
 def parse_grades(text: str | None) -> list[int] | None:

@@ -34,6 +34,7 @@ from docket.jobs.plan_figures import PlanInputs
 from docket.jobs.prices import load_price_table, quote
 from docket.jobs.spec import JobSpec
 from docket.llm.usage import Price
+from docket.relevance.prompts import read_instructions
 
 MethodOpt = Annotated[str, typer.Option(help="dream | single | lara | majority")]
 """``--method`` of the commands that run one method."""
@@ -82,6 +83,7 @@ JUDGE_FLAGS: tuple[Flag, ...] = (
     Flag("samples", _judge(int | None, "majority: votes per pair (5)")),
     Flag("seed", _judge(int | None, "the run's seed: --sample, majority votes (seed + i), calls at --temperature > 0 (0)")),
     Flag("lara_budget", _judge(float | None, "lara: share of pairs sent to humans (0.035)")),
+    Flag("instructions", _judge(Path | None, "Markdown file: the collection's definition of relevance (and, under '## Grades', of each grade) instead of docket's")),
 )  # fmt: skip
 JOB_FLAGS: tuple[Flag, ...] = (
     Flag("db", _job(str | None, "store path or SQLAlchemy URL (default docket.db)")),
@@ -138,6 +140,8 @@ class JudgingFlags:
         values = {k: v for k, v in self.values.items() if k not in PLAN_NAMES}
         agent_models = values.pop("agent_model", None)
         values["budget"] = values.pop("lara_budget", None)
+        instructions = values.pop("instructions", None)
+        values["instructions"] = read_instructions(instructions) if instructions else None
         reviews, retry_failed = values.pop("reviews", 1), values.pop("retry_failed", False)
         limit, sample = values.pop("limit", None), values.pop("sample", None)
         values.pop("allow_failed", None)  # how the command exits, not how it judges

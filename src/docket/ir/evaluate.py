@@ -119,6 +119,7 @@ def compare_systems(
     measures: Sequence[str] = DEFAULT_MEASURES,
     primary: str | None = None,
     condensed: bool = True,
+    whole_pool: Qrels | None = None,
 ) -> SystemsReport:
     """Evaluate every system on each qrels variant and compare the rankings.
 
@@ -129,18 +130,23 @@ def compare_systems(
         measures: ``ir_measures`` names; the first is the primary measure by default.
         primary: the measure that ranks systems (must be among ``measures``).
         condensed: also evaluate condensed lists.
+        whole_pool: qrels of new labels for the whole pool (``holes fill --whole-pool``),
+            evaluated beside ``completed`` so the two completions can be compared.
     """
     parsed = parse_measures(measures)
     primary_name = str(parse_measures([primary])[0]) if primary else str(parsed[0])
     if primary_name not in {str(m) for m in parsed}:
         parsed.append(ir_measures.parse_measure(primary_name))
-    variants = qrels_variants(qrels, completed, condensed)
+    variants = qrels_variants(qrels, completed, condensed, whole_pool)
     scores = {
         name: evaluate_runs(q, [condense(r, q) for r in runs] if cond else list(runs), parsed)
         for name, (q, cond) in variants.items()
     }
     ranks = {name: _ranks(s, primary_name) for name, s in scores.items()}
-    target = "completed" if completed is not None else ("original_condensed" if condensed else None)
+    target = next(
+        (name for name, q in (("completed", completed), ("whole_pool", whole_pool)) if q),
+        "original_condensed" if condensed else None,
+    )
     shifts = (
         {s: ranks["original"][s] - ranks[target][s] for s in ranks["original"]} if target else {}
     )
@@ -161,16 +167,17 @@ def compare_systems(
 
 
 def qrels_variants(
-    qrels: Qrels, completed: Qrels | None, condensed: bool
+    qrels: Qrels, completed: Qrels | None, condensed: bool, whole_pool: Qrels | None = None
 ) -> dict[str, tuple[Qrels, bool]]:
     """The evaluated variants by name: ``(qrels, condensed lists or not)``."""
     variants = {"original": (qrels, False)}
     if condensed:
         variants["original_condensed"] = (qrels, True)
-    if completed is not None:
-        variants["completed"] = (completed, False)
-        if condensed:
-            variants["completed_condensed"] = (completed, True)
+    for name, extra in (("completed", completed), ("whole_pool", whole_pool)):
+        if extra is not None:
+            variants[name] = (extra, False)
+            if condensed:
+                variants[f"{name}_condensed"] = (extra, True)
     return variants
 
 

@@ -5,12 +5,10 @@
 >>> run.to_pandas()  # doctest: +SKIP
 
 :func:`run_job` judges pairs (a file, a DataFrame or Pairs) in a resumable job of the
-store and queues its escalations for review; :func:`fill_holes`, :func:`simulate_holes`,
-:func:`simulate_budget` and :func:`compare_methods` build on it, and so does every judging command.
+store and queues its escalations for review; :func:`compare_methods` and the hole work of
+:mod:`docket.holes` build on it, and so does every judging command.
 """
 
-from docket.jobs.budget_sim import BudgetSimulation, simulate_budget
-from docket.jobs.holes import HoleFill, HoleSimulation, fill_holes, simulate_holes
 from docket.jobs.inputs import JobInput, job_input, select_input
 from docket.jobs.methods import MethodComparison, compare_methods
 from docket.jobs.result import FRAME_COLUMNS, JobRun
@@ -19,19 +17,13 @@ from docket.jobs.spec import JobSpec, canonical_model
 
 __all__ = [
     "FRAME_COLUMNS",
-    "BudgetSimulation",
-    "HoleFill",
-    "HoleSimulation",
     "JobInput",
     "JobRun",
     "JobSpec",
     "MethodComparison",
     "canonical_model",
     "compare_methods",
-    "fill_holes",
     "job_input",
     "select_input",
     "run_job",
-    "simulate_budget",
-    "simulate_holes",
 ]

@@ -69,5 +69,5 @@ def open_job(store: Store, name: str, spec: JobSpec, source: str, method: str = 
     with store.session() as session:
         upsert_job(
             session, name=name, method=method or spec.method, model=spec.model_name,
-            options=spec.options.record(), source=source,
+            options=spec.options.record(), source=source, sticky=("instructions",),
         )  # fmt: skip

@@ -10,13 +10,13 @@ from __future__ import annotations
 import itertools
 import math
 import random
-from collections.abc import Iterable, Iterator, Sized
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sized
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from docket.errors import ConfigError, InputError
-from docket.relevance.pairs_io import collect_pairs, scan_pairs
+from docket.relevance.pairs_io import GuidanceCheck, collect_pairs, scan_pairs
 from docket.relevance.types import Pair
 
 DATAFRAME = "DataFrame"
@@ -33,6 +33,7 @@ class JobInput:
         duplicates: repeated identical pairs that were dropped.
         source: where they came from (a path, ``DataFrame`` or ``pairs``).
         stem: a short name for default job names.
+        guidance: each query's guidance (``{qid: text}``, "" for none).
     """
 
     pairs: Iterable[Pair]
@@ -40,6 +41,7 @@ class JobInput:
     duplicates: int
     source: str
     stem: str
+    guidance: Mapping[str, str] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[Pair]:
         return iter(self.pairs)
@@ -58,10 +60,12 @@ def job_input(pairs: Any) -> JobInput:
         return pairs
     if isinstance(pairs, str | Path):
         loaded = scan_pairs(pairs)
-        return JobInput(loaded, len(loaded), loaded.duplicates, str(pairs), Path(pairs).stem)
+        return JobInput(loaded, len(loaded), loaded.duplicates, str(pairs), Path(pairs).stem,
+                        loaded.guidance)  # fmt: skip
     if _is_dataframe(pairs):
         listed = collect_pairs(dataframe_records(pairs), DATAFRAME)
-        return JobInput(listed, len(listed), listed.duplicates, DATAFRAME, "dataframe")
+        return JobInput(listed, len(listed), listed.duplicates, DATAFRAME, "dataframe",
+                        listed.guidance)  # fmt: skip
     return _from_pairs(pairs)
 
 
@@ -92,7 +96,8 @@ def select_input(
         count = limit
     if count == loaded.count:
         return loaded
-    return JobInput(chosen, count, loaded.duplicates, loaded.source, loaded.stem)
+    return JobInput(chosen, count, loaded.duplicates, loaded.source, loaded.stem,
+                    loaded.guidance)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -117,12 +122,14 @@ class _Limited:
 def _from_pairs(pairs: Iterable[Pair]) -> JobInput:
     # An empty iterable is a job with nothing to do (a benchmark without holes), not an error.
     unique: dict[tuple[str, str], Pair] = {}
+    guidance = GuidanceCheck("pairs")
     duplicates = 0
     for index, pair in enumerate(pairs, start=1):
         if not isinstance(pair, Pair):
             raise InputError(
                 f"expected a docket Pair, got {type(pair).__name__}", path="pairs", line=index
             )
+        guidance.check(pair, index)
         first = unique.setdefault(pair.key, pair)
         if first is not pair:
             if first != pair:
@@ -133,7 +140,7 @@ def _from_pairs(pairs: Iterable[Pair]) -> JobInput:
                 )
             duplicates += 1
     listed = list(unique.values())
-    return JobInput(listed, len(listed), duplicates, "pairs", "pairs")
+    return JobInput(listed, len(listed), duplicates, "pairs", "pairs", guidance.texts)
 
 
 def _is_dataframe(value: Any) -> bool:

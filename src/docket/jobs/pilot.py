@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from docket.agreement import cohen_kappa
+from docket.agreement import balanced_accuracy, cohen_kappa
 from docket.errors import ConfigError, PilotRejectedError
-from docket.ir.simulate import balanced_accuracy
 from docket.jobs.plan_figures import Range
 from docket.llm.usage import Price
 from docket.relevance.types import Judgment, Pair

@@ -16,6 +16,7 @@ from typing import Any
 from docket.errors import ConfigError
 from docket.jobs.caps import Bill, Budget, CappedJudge, Caps, until_stopped
 from docket.jobs.compose import job_executor, open_job, run_usage
+from docket.jobs.guidance import check_guidance
 from docket.jobs.inputs import JobInput, job_input
 from docket.jobs.pilot_run import run_pilot
 from docket.jobs.plan import JobPlan, PlanMade, plan_job
@@ -107,6 +108,7 @@ def run_job(
     models.check()  # a model id the server does not list is refused before the store opens
     opened = store if isinstance(store, Store) else open_store(store or spec.settings.db)
     open_job(opened, name, spec, source or loaded.source, method=judge.method)
+    check_guidance(opened, name, loaded.guidance)
     planned = _track(bill, loaded, spec, name, opened, models, price)
     budget = _budget(caps, price, opened, name, spec, models)
     feed = loaded if budget is None else until_stopped(loaded, budget)

@@ -21,7 +21,7 @@ import numpy as np
 from docket.llm.model import Model
 from docket.llm.types import Completion
 from docket.relevance import prompts
-from docket.relevance.baselines import base_judgment, call_record, shared_for
+from docket.relevance.baselines import base_judgment, call_record, shared_for, system_for
 from docket.relevance.options import JudgeOptions
 from docket.relevance.parsing import parse_yes_no
 from docket.relevance.types import Judgment, Pair
@@ -123,6 +123,7 @@ class LaraJudge:
             self.options.top_logprobs,
             self.options.temperature,
             seed=self.options.call_seed,
+            system=system_for(self.options, pair),
         )
         parsed = await self.model.generate_parsed(request, parse_yes_no)
         if parsed.value is None:

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from docket.errors import ConfigError
 from docket.reading import first_problem
+from docket.relevance.prompts import split_instructions
 
 Method = Literal["dream", "single", "lara", "majority"]
 METHODS: tuple[str, ...] = ("dream", "single", "lara", "majority")
@@ -45,6 +46,9 @@ class JudgeOptions(BaseModel):
         seed: the run's seed. ``majority`` vote i uses seed + i; with ``temperature`` > 0
             every other call is sampled with it; a job's ``sample`` draws its pairs with it.
         top_logprobs: alternatives requested per token by LARA.
+        instructions: the collection's own definition of relevance (Markdown, optionally
+            with a ``## Grades`` section for the graded scale) in place of docket's; see
+            :func:`docket.relevance.prompts.split_instructions`. Empty: docket's.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -63,6 +67,13 @@ class JudgeOptions(BaseModel):
     majority_temperature: float = Field(0.7, gt=0.0, le=2.0)
     seed: int = 0
     top_logprobs: int = Field(10, ge=1, le=20)
+    instructions: str = ""
+
+    @model_validator(mode="after")
+    def _instructions_read(self) -> JudgeOptions:
+        if self.instructions.strip():
+            split_instructions(self.instructions)  # a malformed text fails here, not mid-run
+        return self
 
     @model_validator(mode="after")
     def _agent_models_match(self) -> JudgeOptions:
@@ -100,6 +111,8 @@ class JudgeOptions(BaseModel):
         others = {f for m, fields in METHOD_FIELDS.items() if m != self.method for f in fields}
         if self.call_seed is None and self.method != "majority":
             others.add("seed")  # greedy calls ignore the seed
+        if not self.instructions.strip():
+            others.add("instructions")  # jobs without them resume as before
         return {k: v for k, v in self.model_dump(mode="json").items() if k not in others}
 
 

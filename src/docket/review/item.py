@@ -28,6 +28,7 @@ STANCES = ("relevant", "irrelevant", "neutral")
 _KNOWN = {
     "relevance": {
         *("qid", "query", "docid", "text", "sentences", "method", "transcript", "gold", "p_yes"),
+        *("guidance", "instructions"),
     },
     "adherence": {"record", "rule", "result", "gold"},
 }
@@ -126,6 +127,8 @@ def _relevance(payload: dict, blind: bool) -> dict[str, Any]:
     return {
         "qid": payload["qid"],
         "query": payload["query"],
+        "guidance": str(payload.get("guidance") or ""),
+        "instructions": str(payload.get("instructions") or ""),
         "docid": payload["docid"],
         "method": payload.get("method", ""),
         "sentences": [

@@ -26,6 +26,13 @@ def review_payload(pair: Pair, judgment: Judgment) -> dict:
         "transcript": [review_turn(turn) for turn in judgment.transcript],
         # A single judgment (LARA) is escalated for low confidence: the page shows it.
         **({"p_yes": judgment.config["p_yes"]} if "p_yes" in judgment.config else {}),
+        # The collection's own definition of relevance, when the job judged by it.
+        **({"guidance": pair.guidance} if pair.guidance else {}),
+        **(
+            {"instructions": judgment.config["instructions"]}
+            if judgment.config.get("instructions")
+            else {}
+        ),  # fmt: skip
     }
 
 

@@ -1,9 +1,9 @@
-"""Judge pooled pairs in a budgeted order (:class:`docket.ir.budget.HoleOrder`) through jobs.
+"""Judge pooled pairs in a budgeted order (:class:`docket.holes.order.HoleOrder`) through jobs.
 
 :func:`judge_in_order` draws a batch, judges it with :func:`run_job`, feeds the labels
 back and repeats until the budget is spent. Every batch goes to the same job, so a rerun
 with a larger budget replays the earlier draws from the store (0 calls) and continues;
-:func:`docket.jobs.fill_holes` (``budget=``) and :func:`simulate_budget` use it.
+:func:`docket.holes.fill_holes` (``budget=``) and :func:`simulate_orders` use it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from docket.ir.budget import HoleOrder, Key
+from docket.holes.order import HoleOrder, Key
 from docket.jobs.result import JobRun
 from docket.jobs.run import Progress, run_job
 from docket.jobs.spec import JobSpec

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from docket.errors import ConfigError
-from docket.ir.budget import HoleOrder, parse_budget
+from docket.holes.fill import FillResult, PairSet, build_pairs, summarize_fill
+from docket.holes.order import HoleOrder, parse_hole_count
+from docket.holes.ordered import BATCH, judge_in_order
+from docket.holes.simulate import SimulationReport, plan_simulation, score_simulation
 from docket.ir.corpus import Corpus, open_corpus
-from docket.ir.fill import FillResult, PairSet, build_pairs, summarize_fill
 from docket.ir.formats import Qrels, Run, read_qrels, read_runs
 from docket.ir.holes import find_holes, pool
-from docket.ir.queries import read_queries
-from docket.ir.simulate import SimulationReport, plan_simulation, score_simulation
-from docket.jobs.budget import BATCH, judge_in_order
+from docket.ir.queries import read_guidance, read_queries
 from docket.jobs.result import JobRun
 from docket.jobs.run import Progress, run_job
 from docket.jobs.spec import JobSpec
@@ -31,6 +31,8 @@ from docket.store import Store
 
 QrelsIn = Qrels | str | Path
 RunsIn = Sequence[Run | str | Path]
+GuidanceIn = Mapping[str, str] | str | Path | None
+"""Per-query guidance: ``{qid: text}``, or a topics/JSONL file or ``irds:`` id to read."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,26 @@ def load_ir_inputs(
     return loaded_qrels, systems, texts, documents  # type: ignore[return-value]
 
 
+def load_guidance(
+    queries: Mapping[str, str] | str | Path | None, guidance: GuidanceIn = None,
+    guidance_field: str | None = None,
+) -> dict[str, str]:  # fmt: skip
+    """Each query's guidance: ``guidance`` as given (a mapping or a file), or the
+    ``guidance_field`` (``desc,narr``) of the queries file or ``irds:`` dataset; {} for none.
+    """
+    if isinstance(guidance, Mapping):
+        return {str(q): str(t).strip() for q, t in guidance.items()}
+    source = guidance if guidance is not None else queries
+    if guidance_field is None and guidance is None:
+        return {}
+    if source is None or isinstance(source, Mapping):
+        raise ConfigError(
+            "guidance fields are read from a queries file or irds: id",
+            hint="pass guidance={qid: text}, or queries as a path",
+        )
+    return read_guidance(source, guidance_field or "desc,narr")
+
+
 def fill_holes(
     qrels: QrelsIn,
     runs: RunsIn,
@@ -104,6 +126,9 @@ def fill_holes(
     order: str = "depth",
     seed: int = 0,
     batch: int = BATCH,
+    guidance: GuidanceIn = None,
+    guidance_field: str | None = None,
+    whole_pool: bool = False,
     **inputs: Any,
 ) -> HoleFill:
     """Judge the unjudged pooled pairs and compose completed qrels with provenance.
@@ -125,34 +150,46 @@ def fill_holes(
         job: job name (default ``holes-<qrels stem>-<method>``).
         judge: a judge object of your own instead of the spec's method (see :func:`run_job`).
         budget: judge only this many holes (``N`` or ``"P%"`` of the holes), in ``order``.
-        order: ``depth``, ``mtf`` or ``bandit`` (:mod:`docket.ir.budget`); a rerun with the
+        order: ``depth``, ``mtf`` or ``bandit`` (:mod:`docket.holes.order`); a rerun with the
             same seed and batch and a larger budget continues the same order.
         seed: breaks ties between runs in ``mtf`` and ``bandit``.
         batch: holes judged between two updates of the order.
+        whole_pool: judge the judged pooled pairs too (as ``audit``) and also return the
+            qrels of the new labels alone (``result.whole_pool``), to compare the two
+            completions (``docket eval systems --whole-pool-qrels``).
+        guidance, guidance_field: each query's guidance for the prompt (the collection's
+            description of what counts as relevant): ``{qid: text}`` or a file, or the
+            fields (``desc,narr``) of ``queries`` to read (:func:`load_guidance`).
     """
     spec = spec or JobSpec.of()
     original, systems, texts, documents = load_ir_inputs(qrels, runs, queries, corpus, **inputs)
+    described = load_guidance(queries, guidance, guidance_field)
     holes = find_holes(original, systems, depth)
-    name = job or f"holes-{_stem(qrels)}-{judge.method if judge else spec.method}"
+    name = job or f"holes-{job_stem(qrels)}-{judge.method if judge else spec.method}"
     count = None
+    audit = audit or whole_pool
     if budget is not None or order != "depth":
         if audit or limit:
-            raise ConfigError("--budget/--order replace --limit and --audit; give one of them")
-        pairs = build_pairs(holes.hole_keys, texts, documents, original, rel_level)
+            raise ConfigError(
+                "--budget/--order replace --limit, --audit and --whole-pool; give one of them"
+            )
+        pairs = build_pairs(holes.hole_keys, texts, documents, original, rel_level, described)
         by_key = {pair.key: pair for pair in pairs.pairs}
-        count = len(by_key) if budget is None else parse_budget(budget, len(by_key))
+        count = len(by_key) if budget is None else parse_hole_count(budget, len(by_key))
         planner = HoleOrder(by_key, systems, original, order=order, seed=seed,
                             rel_level=rel_level)  # fmt: skip
-        run = judge_in_order(by_key, planner, count, spec, job=name, source=_source(qrels),
+        run = judge_in_order(by_key, planner, count, spec, job=name, source=source_name(qrels),
                              batch=batch, on_progress=on_progress, judge=judge).run  # fmt: skip
     else:
         ranked = [(hole.qid, hole.docid) for hole in holes.by_pool_rank()]  # what --limit keeps
         keys = ranked + (_pooled_judged(original, systems, depth) if audit else [])
-        pairs = build_pairs(keys[:limit] if limit else keys, texts, documents, original, rel_level)
-        run = run_job(pairs.pairs, spec, job=name, source=_source(qrels),
+        pairs = build_pairs(keys[:limit] if limit else keys, texts, documents, original,
+                            rel_level, described)  # fmt: skip
+        run = run_job(pairs.pairs, spec, job=name, source=source_name(qrels),
                       on_progress=on_progress, judge=judge)  # fmt: skip
     judgments = [j for _, j in run.judgments()]
-    result = summarize_fill(original, judgments, level=level, rel_level=rel_level)
+    result = summarize_fill(original, judgments, level=level, rel_level=rel_level,
+                            whole_pool=whole_pool)  # fmt: skip
     return HoleFill(run, result, len(holes.holes), depth, pairs, original, count, order)
 
 
@@ -171,19 +208,23 @@ def simulate_holes(
     job: str | None = None,
     on_progress: Progress | None = None,
     judge: Judge | None = None,
+    guidance: GuidanceIn = None,
+    guidance_field: str | None = None,
     **inputs: Any,
 ) -> HoleSimulation:
     """Drop a seeded ``fraction`` of judged pairs, judge them again, compare with the full qrels.
 
     Reports label agreement (Cohen's kappa, balanced accuracy) and how close the system
-    ranking under the refilled qrels is to the one under the full qrels.
+    ranking under the refilled qrels is to the one under the full qrels. ``guidance`` and
+    ``guidance_field`` as in :func:`fill_holes`.
     """
     spec = spec or JobSpec.of()
     original, systems, texts, documents = load_ir_inputs(qrels, runs, queries, corpus, **inputs)
     kept, dropped = plan_simulation(original, systems, fraction, seed, depth)
-    pairs = build_pairs(dropped, texts, documents, original, rel_level)
-    name = job or f"simulate-{_stem(qrels)}-{judge.method if judge else spec.method}-{seed}"
-    run = run_job(pairs.pairs, spec, job=name, source=_source(qrels), on_progress=on_progress,
+    described = load_guidance(queries, guidance, guidance_field)
+    pairs = build_pairs(dropped, texts, documents, original, rel_level, described)
+    name = job or f"simulate-{job_stem(qrels)}-{judge.method if judge else spec.method}-{seed}"
+    run = run_job(pairs.pairs, spec, job=name, source=source_name(qrels), on_progress=on_progress,
                   judge=judge)  # fmt: skip
     judgments = [j for _, j in run.judgments()]
     skipped = len(pairs.missing_queries) + len(pairs.missing_documents)
@@ -206,11 +247,13 @@ def complete_qrels(
     return summarize_fill(original, [j for _, j in results], level=level, rel_level=rel_level)
 
 
-def _source(qrels: QrelsIn) -> str:
+def source_name(qrels: QrelsIn) -> str:
+    """The job's recorded source: the qrels path, or ``qrels`` for loaded qrels."""
     return "qrels" if isinstance(qrels, Mapping) else str(qrels)
 
 
-def _stem(qrels: QrelsIn) -> str:
+def job_stem(qrels: QrelsIn) -> str:
+    """The qrels file's stem for default job names (``qrels`` for loaded qrels)."""
     return "qrels" if isinstance(qrels, Mapping) else Path(str(qrels)).stem
 
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 from pydantic import BaseModel
 
-from docket.agreement import cohen_kappa
+from docket.agreement import balanced_accuracy, cohen_kappa
 from docket.errors import UserError
 from docket.ir.evaluate import RankingComparison, compare_rankings, evaluate_runs, parse_measures
 from docket.ir.formats import Qrels, Run
@@ -59,17 +59,8 @@ def drop_judgments(
     return kept, dropped
 
 
-def balanced_accuracy(gold: Sequence[int], predicted: Sequence[int]) -> float:
-    """Mean recall over the classes present in ``gold`` (NaN when empty)."""
-    recalls = []
-    for cls in sorted(set(gold)):
-        members = [p for g, p in zip(gold, predicted, strict=True) if g == cls]
-        recalls.append(sum(p == cls for p in members) / len(members))
-    return float(np.mean(recalls)) if recalls else math.nan
-
-
 class SimulationReport(BaseModel):
-    """Outcome of :func:`docket.jobs.simulate_holes` (None where a statistic is undefined)."""
+    """Outcome of :func:`docket.holes.simulate_holes` (None where a statistic is undefined)."""
 
     fraction: float
     seed: int

@@ -2,7 +2,7 @@
 
 It measures an *order* (which pairs a budget reaches) apart from any judge's errors. It
 is deliberately not a relevance method of :func:`docket.relevance.build_judge`: only
-``holes simulate --oracle`` and :func:`docket.jobs.simulate_budget` use it, because
+``holes simulate --oracle`` and :func:`docket.holes.simulate_orders` use it, because
 real holes have no gold label; a pair without one is refused, never labelled.
 """
 

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 
-def plot_budget_curves(
+def plot_order_curves(
     curves: Mapping[str, Sequence[int]], relevant: int, path: str | Path, title: str = ""
 ) -> Path:
     """One line per order: share of the ``relevant`` dropped pairs found after n judgments.

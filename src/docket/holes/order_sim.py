@@ -16,23 +16,31 @@ from typing import Any
 from pydantic import BaseModel
 
 from docket.errors import UserError
-from docket.ir.budget import ORDERS, HoleOrder, Key, parse_budget
+from docket.holes.fill import build_pairs
+from docket.holes.oracle import BlankCorpus, BlankQueries, OracleJudge
+from docket.holes.order import ORDERS, HoleOrder, Key, parse_hole_count
+from docket.holes.ordered import BATCH, judge_in_order
+from docket.holes.run import (
+    GuidanceIn,
+    QrelsIn,
+    RunsIn,
+    job_stem,
+    load_guidance,
+    load_ir_inputs,
+    source_name,
+)
+from docket.holes.simulate import drop_judgments
 from docket.ir.corpus import Corpus
 from docket.ir.evaluate import RankingComparison, compare_rankings, evaluate_runs, parse_measures
-from docket.ir.fill import build_pairs
 from docket.ir.formats import Qrels, Run
 from docket.ir.holes import pool
-from docket.ir.oracle import BlankCorpus, BlankQueries, OracleJudge
 from docket.ir.provenance import compose_qrels
-from docket.ir.simulate import drop_judgments
-from docket.jobs.budget import BATCH, judge_in_order
-from docket.jobs.holes import QrelsIn, RunsIn, _source, _stem, load_ir_inputs
 from docket.jobs.run import Progress
 from docket.jobs.spec import JobSpec
 from docket.relevance.types import Judge, Judgment
 
 
-class BudgetPoint(BaseModel):
+class OrderPoint(BaseModel):
     """One order at one budget."""
 
     order: str
@@ -44,8 +52,8 @@ class BudgetPoint(BaseModel):
     tau_ap: float | None
 
 
-class BudgetSimulation(BaseModel):
-    """Outcome of :func:`simulate_budget`; ``curves`` hold recovered relevant per judgment."""
+class OrderSimulation(BaseModel):
+    """Outcome of :func:`simulate_orders`; ``curves`` hold recovered relevant per judgment."""
 
     method: str
     fraction: float
@@ -55,13 +63,13 @@ class BudgetSimulation(BaseModel):
     dropped: int
     relevant: int
     budgets: list[int]
-    points: list[BudgetPoint]
+    points: list[OrderPoint]
     curves: dict[str, list[int]]
     calls: int
     job: str
 
 
-def simulate_budget(
+def simulate_orders(
     qrels: QrelsIn,
     runs: RunsIn,
     queries: Mapping[str, str] | str | Path | None = None,
@@ -81,14 +89,17 @@ def simulate_budget(
     judge: Judge | None = None,
     job: str | None = None,
     on_progress: Progress | None = None,
+    guidance: GuidanceIn = None,
+    guidance_field: str | None = None,
     **inputs: Any,
-) -> BudgetSimulation:
+) -> OrderSimulation:
     """Drop a seeded ``fraction`` of the judged pairs and refill ``budgets`` of them per order.
 
     Only pairs the judge can read (query text and document found) are dropped. With
     ``oracle`` the gold label is the judge (no LLM; queries and corpus may be omitted).
     Budgets are ``N`` or ``"P%"`` of the dropped pairs; ``seed`` draws the dropped pairs,
-    ``order_seed`` breaks the orders' ties.
+    ``order_seed`` breaks the orders' ties; ``guidance`` and ``guidance_field`` as in
+    :func:`~docket.holes.fill_holes`.
     """
     spec = spec or JobSpec.of()
     judge = OracleJudge() if oracle else judge
@@ -99,10 +110,12 @@ def simulate_budget(
         BlankCorpus() if corpus is None else corpus, **inputs,
     )  # fmt: skip
     kept, dropped = _drop(original, systems, texts, documents, fraction, seed, depth)
-    by_key = {p.key: p for p in build_pairs(dropped, texts, documents, original, rel_level).pairs}
-    counts = sorted({parse_budget(b, len(by_key)) for b in budgets})
+    described = load_guidance(queries, guidance, guidance_field)
+    made = build_pairs(dropped, texts, documents, original, rel_level, described)
+    by_key = {p.key: p for p in made.pairs}
+    counts = sorted({parse_hole_count(b, len(by_key)) for b in budgets})
     method = judge.method if judge else spec.method
-    name = job or f"budget-{_stem(qrels)}-{method}-{seed}"
+    name = job or f"budget-{job_stem(qrels)}-{method}-{seed}"
     parsed = parse_measures([measure])
     full = evaluate_runs(original, systems, parsed)
     points, curves, calls = [], {}, 0
@@ -110,7 +123,7 @@ def simulate_budget(
         planner = HoleOrder(by_key, systems, kept, order=order, seed=order_seed,
                             rel_level=rel_level)  # fmt: skip
         ordered = judge_in_order(
-            by_key, planner, counts[-1], spec, job=name, source=_source(qrels), batch=batch,
+            by_key, planner, counts[-1], spec, job=name, source=source_name(qrels), batch=batch,
             on_progress=on_progress, judge=judge,
         )  # fmt: skip
         ordered.run.raise_for_error()
@@ -124,7 +137,7 @@ def simulate_budget(
                                      systems, parsed)  # fmt: skip
             points.append(_point(order, count, prefix, found, dropped, rel_level,
                                  compare_rankings(order, full, refilled, str(parsed[0]))))  # fmt: skip
-    return BudgetSimulation(
+    return OrderSimulation(
         method=method, fraction=fraction, seed=seed, order_seed=order_seed,
         measure=str(parsed[0]),
         dropped=len(by_key), relevant=sum(dropped[k] >= rel_level for k in by_key),
@@ -163,10 +176,10 @@ def _cumulative(flags: Sequence[int]) -> list[int]:
 def _point(
     order: str, count: int, prefix: Sequence[Judgment], found: Sequence[int],
     dropped: Mapping[Key, int], rel_level: int, comparison: RankingComparison,
-) -> BudgetPoint:  # fmt: skip
+) -> OrderPoint:  # fmt: skip
     relevant = sum(grade >= rel_level for grade in dropped.values())
     recovered = sum(found[:count])
-    return BudgetPoint(
+    return OrderPoint(
         order=order, budget=count, judged=len(prefix), recovered=recovered,
         share=recovered / relevant if relevant else 0.0, tau=comparison.tau,
         tau_ap=comparison.tau_ap,

@@ -47,7 +47,7 @@ GAMMA = 0.9
 """Discount of a run's earlier outcomes in ``bandit`` (1.0 would be stationary MaxMean)."""
 
 
-def parse_budget(text: str | int, pool_size: int) -> int:
+def parse_hole_count(text: str | int, pool_size: int) -> int:
     """A budget given as ``N`` pairs or ``P%`` of the ``pool_size`` candidates, as a count.
 
     Raises:
