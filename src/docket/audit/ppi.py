@@ -24,7 +24,11 @@ This is the unbiased variance estimator of stratified simple random sampling wit
 replacement (equal ``pi`` within a stratum, finite-population correction ``1 - pi``). With
 unequal ``pi`` inside a group it is the with-replacement (Hansen-Hurwitz) approximation
 with a mean finite-population correction. A group with a single sampled pair contributes
-the Poisson-sampling term ``(1 - pi) u^2``. Intervals are normal.
+the Poisson-sampling term ``(1 - pi) u^2``. With ``floor=True`` the variance is at least
+the model-assisted :func:`model_variance` (residuals exchangeable given the LLM label): a
+difference of two similar systems touches few pairs, and a sample that misses them all
+would otherwise report zero variance. Intervals are normal. ``benchmarks/ppi_coverage.py``
+measures coverage: tuned ``lam`` with the floor is what ``docket eval systems --ppi`` uses.
 
 **Query level**, for any measure: a random set of queries judged whole by humans, PPI++
 (Angelopoulos, Duchi and Zrnic 2023) on per-query values, tuned ``lam`` clipped to [0, 1].
