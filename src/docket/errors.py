@@ -67,16 +67,17 @@ SHOWN_CHARS = 300
 """The longest problem or field an InputError shows; a 1 MB value is cut in the middle."""
 
 
-def shown(text: str) -> str:
-    """``text`` safe for a one-line error: control characters escaped, at most 300 characters.
+def shown(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` safe for a one-line error: control characters escaped, at most ``limit``
+    (300) characters.
 
     Input errors quote what the file holds (a docid, a score), which may hold line breaks
     or run for a megabyte; the message stays one readable line whatever the input.
     """
     text = str(text).translate(_CONTROL)
-    if len(text) <= SHOWN_CHARS:
+    if len(text) <= limit:
         return text
-    return f"{text[: SHOWN_CHARS - 60]} … ({len(text):,} characters) … {text[-30:]}"
+    return f"{text[: limit - 60]} … ({len(text):,} characters) … {text[-30:]}"
 
 
 class InputError(UserError):
@@ -98,8 +99,19 @@ class InputError(UserError):
         super().__init__(f"{prefix}{field_part}{shown(message)}", hint=hint)
 
 
+CONFIG_CHARS = 1000
+"""The longest message a ConfigError shows: it may quote a key or value of a settings file."""
+
+
 class ConfigError(UserError):
-    """An invalid setting, model name or option combination."""
+    """An invalid setting, model name or option combination.
+
+    Its message may quote a settings file (a 1 MB key of ``docket.toml``), so it is kept
+    to one line of at most :data:`CONFIG_CHARS` characters, as an InputError is.
+    """
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(shown(message, CONFIG_CHARS), hint=hint)
 
 
 class MissingDependencyError(UserError):

@@ -24,8 +24,8 @@ from docket.audit.report import Certificate, certificate
 from docket.audit.samples import from_audit
 from docket.audit.strata import check_job
 from docket.audit.systems import evaluate_systems_ppi
+from docket.holes.run import complete_qrels
 from docket.ir.formats import Qrels, Run, write_atomically
-from docket.jobs.holes import complete_qrels
 from docket.relevance.prompts import PROMPT_VERSION
 from docket.store.base import Store
 from docket.store.spend import spend_of

@@ -7,8 +7,7 @@ from typing import Annotated
 
 import typer
 
-from docket.cli.common import out
-from docket.cli.outputs import output_path
+from docket.cli.outputs import notes_console, output_path
 from docket.config import load_settings
 from docket.errors import ConfigError
 from docket.holes.run import complete_qrels
@@ -27,13 +26,17 @@ from docket.store.claims import failed_pairs
 from docket.store.tables import Job
 
 app = typer.Typer()
+_NO_JOB = "list the jobs with `docket jobs`, or run docket judge"
 
 
 @app.command()
 def export(
-    job: Annotated[str, typer.Option(help="job name (see the summary of docket judge)")],
+    job: Annotated[str, typer.Option(help="job name (see docket jobs)")],
     output: Annotated[
-        Path | None, typer.Option("--out", "-o", help="file to write", callback=output_path)
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="file to write ('-': standard output)", callback=output_path
+        ),
     ] = None,
     fmt: Annotated[str, typer.Option("--format", help="qrels | jsonl")] = "qrels",
     labels: Annotated[
@@ -103,12 +106,13 @@ def export(
     store = open_store(load_settings(db=db).db, read_only=True)
     with store.session() as session:
         if session.get(Job, job) is None:
-            raise ConfigError(f"no job named '{job}' in the store", hint="run docket judge first")
+            raise ConfigError(f"no job named '{job}' in the store", hint=_NO_JOB)
     rows = export_rows(store, job, labels)  # type: ignore[arg-type]
     if fmt == "qrels":
         lines = qrels_lines(rows, grades, rel_level)  # type: ignore[arg-type]
     else:
         lines = jsonl_lines(rows, grades, rel_level)  # type: ignore[arg-type]
+    out = notes_console(output, undecided)
     count = write_atomically(output, lines)
     out.print(f"wrote {count} {fmt} lines to {output}", markup=False)
     waiting = sum(row.undecided for row in rows)
@@ -138,13 +142,13 @@ def _export_completed(
     store = open_store(load_settings(db=db).db, read_only=True)
     with store.session() as session:
         if session.get(Job, job) is None:
-            raise ConfigError(f"no job named '{job}' in the store", hint="run docket judge first")
+            raise ConfigError(f"no job named '{job}' in the store", hint=_NO_JOB)
     result = complete_qrels(store, job, original, level=level, rel_level=rel_level)
     write_qrels(result.completed, output)
     if provenance is not None:
         write_provenance(result.records, provenance)
     before, after = count_judgments(original), count_judgments(result.completed)
-    out.print(
+    notes_console(output, provenance).print(
         f"wrote {after} qrels lines to {output}: {before} original judgments and "
         f"{after - before} labels of job {job} at level {level}",
         markup=False,
@@ -173,4 +177,6 @@ def _write_card(
         original=count_judgments(original) if original is not None else None, systems=systems,
     )  # fmt: skip
     beside = write_card(made, card)
-    out.print(f"wrote the dataset card of job {job} to {card} and {beside}", markup=False)
+    notes_console(output).print(
+        f"wrote the dataset card of job {job} to {card} and {beside}", markup=False
+    )

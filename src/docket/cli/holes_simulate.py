@@ -29,7 +29,7 @@ from docket.cli.ir_common import (
     write_json,
 )
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
-from docket.cli.outputs import output_path
+from docket.cli.outputs import image_path, output_path
 from docket.cli.plan_print import stop_if_capped
 from docket.cli.progress import progress_meter
 from docket.errors import UserError
@@ -88,7 +88,7 @@ def simulate_command(
     batch: BatchOpt = BATCH,
     plot: Annotated[
         Path | None,
-        typer.Option(help="PNG: recovered relevant pairs vs judgments", callback=output_path),
+        typer.Option(help="PNG: recovered relevant pairs vs judgments", callback=image_path),
     ] = None,
     *,
     judging: JudgingFlags,

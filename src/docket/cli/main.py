@@ -29,6 +29,8 @@ SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
      "What judging PAIRS would cost: calls, tokens, USD, time and reviewer hours; no LLM call."),
     ("export", "docket.cli.export",
      "Export a job's labels as TREC qrels or JSONL with provenance, or completed qrels."),
+    ("jobs", "docket.cli.jobs",
+     "List every job in a store: method, model, pairs judged and escalated, review, spend."),
     ("show", "docket.cli.show",
      "Show how a judged pair was decided: every turn's label, evidence and reasoning."),
     ("eval", "docket.cli.eval",

@@ -55,6 +55,7 @@ class Digest:
         tokens: stored prompt and completion tokens.
         reasked: stored replies that could not be read (each was asked once more).
         decided: pairs per ``decided_by``.
+        grades: pairs per grade (graded judges: 0-3; empty for binary labels).
         gold: ``(gold, label)`` of automatically labelled pairs that have a gold label.
         debated: the pair worth showing: an escalation first, then the most rounds.
         later_turns, engaged_turns: debate turns after round 1, and those that engaged
@@ -66,6 +67,7 @@ class Digest:
     tokens: int = 0
     reasked: int = 0
     decided: Counter[str] = field(default_factory=Counter)
+    grades: Counter[int] = field(default_factory=Counter)
     gold: list[tuple[int, int]] = field(default_factory=list)
     debated: tuple[str, str] | None = None
     later_turns: int = 0
@@ -91,6 +93,8 @@ class Digest:
         self.later_turns += usage.get(LATER_TURNS, 0)
         self.engaged_turns += usage.get(ENGAGED_TURNS, 0)
         self.decided[row.decided_by] += 1
+        if (grade := getattr(row, "grade", None)) is not None:
+            self.grades[grade] += 1
         if row.gold is not None and row.label is not None:
             self.gold.append((row.gold, row.label))
 
@@ -99,6 +103,8 @@ def _label_text(judgment: Judgment) -> Text:
     if judgment.decided_by == "escalated":
         return Text("needs human", style="yellow")
     name = LABEL_NAMES[judgment.label]
+    if judgment.grade is not None:  # a graded judge: the grade, and the label it gives
+        name = f"{judgment.grade} {name}"
     return Text(name, style="green" if judgment.label == 1 else "")
 
 
@@ -162,11 +168,13 @@ def totals_table(digest: Digest, run: RunReport) -> Table:
         "stored", str(digest.pairs), str(digest.calls), "", str(digest.tokens),
         str(digest.reasked),
     )  # fmt: skip
-    decided = digest.decided
+    decided, grades = digest.decided, digest.grades
     table.caption = (
         "re-asked: replies that could not be read (each was asked once more)\n"
         "decided: " + ", ".join(f"{name} {decided[name]}" for name in sorted(decided))
     )
+    if grades:
+        table.caption += "\ngrades: " + ", ".join(f"{g}: {grades[g]}" for g in sorted(grades))
     return table
 
 

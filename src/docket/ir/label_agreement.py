@@ -32,6 +32,7 @@ from docket.agreement import (
     recalls_from_confusion,
 )
 from docket.errors import ConfigError, UserError
+from docket.frames import flat, frame
 from docket.ir.evaluate import parse_measures
 from docket.ir.formats import Run, read_runs
 from docket.ir.label_files import DEFAULT_SCALE, Key, LabelSet, Scale, read_label_set
@@ -89,6 +90,19 @@ class LabelsReport(BaseModel):
     measure: str | None
     results: list[LabelAgreement]
     rankings: list[SystemRanking] | None = None
+
+    def to_pandas(self) -> Any:
+        """One row per label set with its agreement figures (per-query values and the
+        confusion matrix left out; ``binary_kappa`` as ``binary_kappa.<level>`` columns).
+
+        Raises:
+            MissingDependencyError: pandas is not installed.
+        """
+        rows = [
+            flat(result.model_dump(exclude={"per_query", "confusion"})) for result in self.results
+        ]
+        columns = [*dict.fromkeys(key for row in rows for key in row)] or ["name"]
+        return frame(rows, columns)
 
 
 def _none(value: float) -> float | None:

@@ -6,10 +6,12 @@
 
 :func:`run_job` judges pairs (a file, a DataFrame or Pairs) in a resumable job of the
 store and queues its escalations for review; :func:`compare_methods` and the hole work of
-:mod:`docket.holes` build on it, and so does every judging command.
+:mod:`docket.holes` build on it, and so does every judging command. :func:`list_jobs`
+lists a store's jobs (``docket jobs``).
 """
 
 from docket.jobs.inputs import JobInput, job_input, select_input
+from docket.jobs.listing import JobSummary, list_jobs
 from docket.jobs.methods import MethodComparison, compare_methods
 from docket.jobs.result import FRAME_COLUMNS, JobRun
 from docket.jobs.run import run_job
@@ -20,10 +22,12 @@ __all__ = [
     "JobInput",
     "JobRun",
     "JobSpec",
+    "JobSummary",
     "MethodComparison",
     "canonical_model",
     "compare_methods",
     "job_input",
+    "list_jobs",
     "select_input",
     "run_job",
 ]

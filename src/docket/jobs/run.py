@@ -124,7 +124,7 @@ def run_job(
     return JobRun(
         name, opened, run.results, run.outcome, run.queued, run.failed, usage, len(loaded),
         budget.stopped if budget else "", budget.spent() if budget else None,
-        plan=planned, elapsed_s=time.monotonic() - started,
+        plan=planned, elapsed_s=time.monotonic() - started, key_types=loaded.key_types,
     )  # fmt: skip
 
 
