@@ -142,7 +142,7 @@ def _indexed(path: Path) -> None:
 
 
 def _settings_and_prices(path: Path) -> None:
-    from docket.jobs.prices import load_price_table
+    from docket.jobs.bill.prices import load_price_table
 
     load_settings(path)
     load_price_table(path)
