@@ -136,7 +136,7 @@ output = 0.6
 
 
 def _settings_and_prices(path: Path) -> None:
-    from docket.jobs.prices import load_price_table
+    from docket.jobs.bill.prices import load_price_table
 
     load_settings(path)
     load_price_table(path)

@@ -19,6 +19,7 @@ from docket.cli.eval_systems_ppi import (
     PpiOpt,
     PpiQueriesOpt,
     human_sample,
+    ppi_evaluation,
     print_ppi,
 )
 from docket.cli.ir_common import (
@@ -117,14 +118,8 @@ def systems(
         require_two_systems(len(systems_))  # before any work
     sample = human_sample(ppi, audit_job, human_sample_file, inclusion, db, ppi_queries)
     names = split_names(measures, DEFAULT_MEASURES)
-    ppi_report = None
-    if sample is not None:
-        from docket.audit.systems import evaluate_systems_ppi
-
-        ppi_report = evaluate_systems_ppi(
-            systems_, completed or original, sample, names, alpha=alpha,
-            original=original if completed else None, whole_queries=ppi_queries,
-        )  # fmt: skip
+    ppi_report = ppi_evaluation(sample, systems_, original, completed, names, alpha, ppi_queries)
+    if ppi_report is not None:  # DCG@k and prevalence are docket's names, not ir_measures'
         names = [n for n in names if not docket_only(n)] or list(DEFAULT_MEASURES)
     report = compare_systems(systems_, original, completed, names, primary, condensed, whole)
     table: PerQuery = {}

@@ -15,6 +15,7 @@ from docket.cli.common import escape, id_column
 from docket.cli.common import out as default_out
 from docket.cli.ir_common import fmt
 from docket.errors import ConfigError
+from docket.ir.formats import Qrels, Run
 
 PpiOpt = Annotated[
     bool,
@@ -93,6 +94,27 @@ def _audit_sample(job: str, db: str | None) -> HumanSample:
 
     store = open_store(load_settings(db=db).db)
     return from_audit(audit_labels(store, job), job)
+
+
+def ppi_evaluation(
+    sample: HumanSample | None,
+    runs: list[Run],
+    original: Qrels,
+    completed: Qrels | None,
+    names: list[str],
+    alpha: float,
+    whole_queries: bool,
+) -> PpiReport | None:
+    """The prediction-powered report when human labels were given: the LLM labels are the
+    completed qrels (or ``--qrels`` alone), the original judgments exact."""
+    if sample is None:
+        return None
+    from docket.audit.systems import evaluate_systems_ppi
+
+    return evaluate_systems_ppi(
+        runs, completed or original, sample, names, alpha=alpha,
+        original=original if completed is not None else None, whole_queries=whole_queries,
+    )  # fmt: skip
 
 
 def print_ppi(report: PpiReport, say: Console | None = None) -> None:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 
-import typer
 from rich.table import Table
 
 from docket.cli.common import escape, out
 from docket.errors import ConfigError
-from docket.jobs.pilot import PilotReport
-from docket.jobs.plan import JobPlan, Range
+from docket.jobs.bill.figures import JobPlan, Range
+from docket.jobs.bill.pilot import PilotReport
 from docket.jobs.result import JobRun
 from docket.store import Store
 from docket.store.spend import notes_of, spend_of
@@ -25,7 +24,8 @@ def print_plan(result: JobPlan) -> None:
         f"({result.done} of {result.pairs} already in the store)",
         soft_wrap=True,
     )
-    table = Table("", "fewest", "expected", "most")
+    expected = "expected*" if result.assumed else "expected"
+    table = Table("", "fewest", expected, "most")
     rows: list[tuple[str, Range | None, str]] = [
         ("LLM calls", result.calls, "{:,.0f}"),
         ("prompt tokens", result.prompt_tokens, "{:,.0f}"),
@@ -42,6 +42,8 @@ def print_plan(result: JobPlan) -> None:
         else:
             table.add_row(label, *(_fmt(v, fmt) for v in values))
     out.print(table)
+    if result.assumed:
+        out.print(f"  * expected assumes {escape(result.assumed)}", soft_wrap=True)
     for note in result.notes:
         out.print(f"  note: {escape(note)}", soft_wrap=True)
 
@@ -54,28 +56,6 @@ def _fmt(value: float, fmt: str) -> str:
     if value < 7200:
         return f"{value / 60:.0f} min"
     return f"{value / 3600:.1f} h"
-
-
-def stop_if_capped(result: object) -> None:
-    """After a run a budget cap stopped: name the cap and what is left, exit 5.
-
-    ``result`` is what a judging command returned: a JobRun, or a value holding one
-    (``.run``) or several (``.runs``); anything else is left alone.
-    """
-    runs = getattr(result, "runs", None)
-    for run in runs.values() if isinstance(runs, dict) else [getattr(result, "run", result)]:
-        if isinstance(run, JobRun) and run.stopped_by:
-            _stopped(run)
-
-
-def _stopped(run: JobRun) -> None:
-    left = run.total - len(run.results) - len(run.failed)
-    out.print(
-        f"[yellow]stopped by {escape(run.stopped_by)}[/yellow]; {left} of {run.total} pairs "
-        "not judged yet; every finished pair is saved: rerun with a higher cap to resume",
-        soft_wrap=True,
-    )
-    raise typer.Exit(5)
 
 
 def print_pilot(report: PilotReport | None) -> None:
