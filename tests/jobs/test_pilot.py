@@ -57,7 +57,8 @@ def test_a_pilot_below_min_kappa_stops_before_the_main_run_and_keeps_its_pairs(t
     script = Counting()
     model = register_fake("pilot-gate", script)
     db = str(tmp_path / "d.db")
-    with pytest.raises(PilotRejectedError, match="below --min-kappa 0.5") as rejected:
+    # 4 pairs with gold are too few for a kappa: the gate stops the run rather than pass it.
+    with pytest.raises(PilotRejectedError, match="too few to check --min-kappa 0.5") as rejected:
         run_pilot(EXAMPLES, _spec(model, db), 4, gate=PilotGate(min_kappa=0.5), job="g")
     assert rejected.value.report.pairs == 4  # the report comes with the error
     assert script.calls == 8
@@ -87,7 +88,8 @@ def test_the_cli_prints_the_pilot_and_exits_4_or_2(tmp_path: Path) -> None:
                                    "--min-kappa", "0.9"], env={"COLUMNS": "200"})  # fmt: skip
     assert isinstance(rejected.exception, PilotRejectedError), rejected.output
     assert exit_code(rejected.exception) == 4  # what `docket` exits with (cli.exits)
-    assert "below --min-kappa 0.9" in rejected.exception.message and "per pair" in rejected.output
+    assert "too few to check --min-kappa 0.9" in rejected.exception.message
+    assert "per pair" in rejected.output and "too few (n=4)" in rejected.output
     passed = runner.invoke(app, [*args, "--pilot", "4"], env={"COLUMNS": "200"})
     assert passed.exit_code == 0, passed.output
     assert "projected for 8 pairs" in passed.output

@@ -6,6 +6,7 @@ import json
 
 from rich.table import Table
 
+from docket.agreement import shown
 from docket.cli.common import escape, out
 from docket.errors import ConfigError
 from docket.jobs.bill.figures import JobPlan, Range
@@ -70,13 +71,19 @@ def print_pilot(report: PilotReport | None) -> None:
         table.add_row(name.replace("_", " "), _span(per, "{:,.3g}"), _span(total, fmt))
     wall = report.projected["wall_s"]
     table.add_row("wall time", f"{report.latency_s:.2f} s a call", _span(wall, "time"))
-    for name in ("bacc", "kappa"):
+    for name, heading in (("bacc", "balanced accuracy"), ("kappa", "Cohen's kappa")):
         value = getattr(report, name)
         if value is not None:
-            table.add_row(name, _span(value, "{:.2f}"), "")
+            table.add_row(f"{heading}, pilot labels vs gold", _figure(value, report.scored), "")
     out.print(table)
     for note in report.notes:
         out.print(f"  note: {escape(note)}", soft_wrap=True)
+
+
+def _figure(value: Range, n: int) -> str:
+    """An agreement figure with its interval and n; too few pairs or undefined: no number."""
+    text = shown(value.expected, n, ".2f")
+    return text if text.startswith(("n/a", "too few")) else f"{_span(value, '{:.2f}')} (n={n})"
 
 
 def _span(value: Range, fmt: str) -> str:
@@ -124,8 +131,8 @@ def show_job_bill(store: Store, job: str, as_json: bool) -> None:
                       soft_wrap=True)  # fmt: skip
         elif kind == "pilot":
             per = data["per_pair"]
-            kappa = data.get("kappa")
-            extra = f", kappa {kappa['expected']:.2f}" if kappa else ""
+            kappa, scored = data.get("kappa"), data.get("scored", 0)
+            extra = f", kappa {shown(kappa['expected'], scored, '.2f')}" if kappa else ""
             out.print(f"pilot: {data['pairs']} pairs, {per['calls']['expected']:.2f} calls "
                       f"and {per['escalations']['expected']:.0%} escalated per pair{extra}",
                       soft_wrap=True)  # fmt: skip

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from docket.agreement import balanced_accuracy, cohen_kappa
+from docket.agreement import MIN_PAIRS, balanced_accuracy, cohen_kappa
 from docket.errors import ConfigError
 from docket.jobs.bill.figures import InFlight, Range, wall_seconds
 from docket.llm.usage import Price
@@ -92,12 +92,14 @@ class PilotReport:
     notes: list[str] = field(default_factory=list)
     cache_hits: int = 0
     """The pilot's calls the response cache answered (counted as calls all the same)."""
+    scored: int = 0
+    """Pilot pairs with a gold label: the n of ``bacc`` and ``kappa``."""
 
     def to_json(self) -> dict[str, Any]:
         """Plain dict for ``--json`` and the store."""
         return {
             "pairs": self.pairs, "remaining": self.remaining, "latency_s": self.latency_s,
-            "cache_hits": self.cache_hits,
+            "cache_hits": self.cache_hits, "scored": self.scored,
             "per_pair": {k: v.to_json() for k, v in self.per_pair.items()},
             "projected": {k: v.to_json() for k, v in self.projected.items()},
             "bacc": self.bacc.to_json() if self.bacc else None,
@@ -109,6 +111,12 @@ class PilotReport:
         if gate.min_kappa is not None:
             if self.kappa is None:
                 return "--min-kappa needs gold labels in the input"
+            if self.scored < MIN_PAIRS:
+                return (f"pilot kappa over {self.scored} gold-labelled pairs: too few to check "
+                        f"--min-kappa {gate.min_kappa:g} (a pilot of {MIN_PAIRS} or more)")  # fmt: skip
+            if math.isnan(self.kappa.expected):
+                return (f"pilot kappa is undefined over its {self.scored} pairs (one label only): "
+                        f"--min-kappa {gate.min_kappa:g} cannot be checked")  # fmt: skip
             if self.kappa.expected < gate.min_kappa:
                 return (
                     f"pilot kappa {self.kappa.expected:.2f} (95% {self.kappa.low:.2f}-"
@@ -149,7 +157,7 @@ def measure(
     projected = {name: _scale(per_pair[name], remaining) for name in FIGURES}
     projected["wall_s"] = Range(*(wall_seconds(c, latency, in_flight, parallel)
                                   for c in projected["calls"]))  # fmt: skip
-    bacc, kappa = _quality(results, index)
+    bacc, kappa, scored = _quality(results, index)
     notes = [f"pilot of {len(rows)} pairs; intervals: 95% bootstrap over its pairs",
              f"wall time: {latency:.2f} s a call; {in_flight.source}"]  # fmt: skip
     if hits:
@@ -161,7 +169,7 @@ def measure(
     if bacc is None:
         notes.append("no gold labels: no bAcc or kappa")
     return PilotReport(len(rows), remaining, per_pair, projected, latency, bacc, kappa, notes,
-                       cache_hits=hits)  # fmt: skip
+                       cache_hits=hits, scored=scored)  # fmt: skip
 
 
 def _row(judgment: Judgment, price: Price) -> dict[str, float]:
@@ -195,17 +203,18 @@ def _scale(per_pair: Range, factor: float) -> Range:
 
 def _quality(
     results: Sequence[tuple[Pair, Judgment]], index: np.ndarray | None
-) -> tuple[Range | None, Range | None]:
+) -> tuple[Range | None, Range | None, int]:
+    """bAcc and kappa of the pilot's labels against gold, and how many pairs have gold."""
     scored = [(p.label, j.label) for p, j in results if p.label is not None]
     if not scored or index is None:
-        return None, None
+        return None, None, 0
     # An escalated pair has no label yet: it counts as a miss (-1 matches no class).
     gold = [g for g, _ in scored]
     pred = [-1 if label is None else label for _, label in scored]
     keep = [i for i, (p, _) in enumerate(results) if p.label is not None]
     position = {original: k for k, original in enumerate(keep)}
     return (_stat(gold, pred, balanced_accuracy, index, position),
-            _stat(gold, pred, cohen_kappa, index, position))  # fmt: skip
+            _stat(gold, pred, cohen_kappa, index, position), len(scored))  # fmt: skip
 
 
 def _stat(gold: list[int], pred: list[int], fn: Callable[..., float], index: np.ndarray,
