@@ -178,7 +178,9 @@ def fill_holes(
         count = len(by_key) if budget is None else parse_hole_count(budget, len(by_key))
         planner = HoleOrder(by_key, systems, original, order=order, seed=seed,
                             rel_level=rel_level)  # fmt: skip
+        kept = {"order": order, "seed": seed, "depth": depth, "rel_level": rel_level}
         run = judge_in_order(by_key, planner, count, spec, job=name, source=source_name(qrels),
+                             settings=kept,
                              batch=batch, on_progress=on_progress, judge=judge).run  # fmt: skip
     else:
         ranked = [(hole.qid, hole.docid) for hole in holes.by_pool_rank()]  # what --limit keeps

@@ -99,6 +99,8 @@ def run_job(
                        judge=judge, caps=caps, price=price)  # fmt: skip
         return dataclasses.replace(main, pilot=report)
     models = ModelPool(spec.settings)
+    # A plan counts the prompts of the spec's method: it says nothing of a caller's judge.
+    bill = bill if judge is None else dataclasses.replace(bill, track=False)
     if judge is None:
         judge = build_judge(spec.options, models)  # a bad model fails before the store opens
     elif spec.settings.executor != "local":
