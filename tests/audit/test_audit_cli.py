@@ -67,6 +67,8 @@ def test_draw_plan_report_and_card(monkeypatch, capsys, db: str, tmp_path: Path)
         (("audit", "plan", "--job", "j", "--width", "2"), "--width must be between 0 and 1"),
         (("audit", "report", "--job", "j", "--confidence", "1.5"), "--confidence"),
         (("audit", "draw", "--job", "j", "--size", "5", "--oversample", "x"), "STRATUM=FACTOR"),
+        (("export", "--job", "j", "--runs", "r.trec"), "pass --out FILE"),
+        (("audit", "draw", "--job", "j", "--size", "5", "--by", "topic"), "--by must be one of"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_2(monkeypatch, capsys, db: str, args, message) -> None:  # type: ignore[no-untyped-def]

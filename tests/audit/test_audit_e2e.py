@@ -12,8 +12,10 @@ import httpx
 import pandas as pd
 import pytest
 
+from docket.audit.card import dataset_card, system_table, write_card
 from docket.audit.draw import audit_labels, draw_audit
 from docket.audit.report import certificate
+from docket.ir.formats import Run
 from docket.jobs import JobSpec, run_job
 from docket.review.auth import add_reviewer
 from docket.review.web import create_app
@@ -109,3 +111,23 @@ def test_the_certificate_interval_holds_the_true_accuracy(tmp_path: Path, size: 
     assert cert.sources["human_escalations"] == drawn.census
     assert cert.final.recall_relevant.n == size + drawn.census
     assert not any("not fully answered" in w for w in cert.warnings)
+    print(f"true accuracy {true_accuracy:.4f}, certificate {interval}")  # the report quotes it
+    _card_with_systems(run.store, tmp_path)
+
+
+def _card_with_systems(store, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A card with a table of three systems, from the answered audit."""
+    runs = []
+    for name, key in (("good", gold), ("llm", agreed), ("bad", lambda i: 1 - gold(i))):
+        ranked = sorted(range(PAIRS), key=lambda i, key=key: (-key(i), i))
+        ranking = {f"q{q}": tuple(f"d{i}" for i in ranked if i % 20 == q) for q in range(20)}
+        runs.append(Run(name, ranking))
+    table = system_table(store, "j", runs, ["P@5"])
+    assert {s.system for s in table.systems} == {"good", "llm", "bad"}
+    assert all(s.ci_low <= s.estimate <= s.ci_high for s in table.systems)
+    card = dataset_card(store, "j", systems=table)
+    path = tmp_path / "card.md"
+    write_card(card, path)
+    text = path.read_text()
+    assert "## Systems, with prediction-powered intervals" in text and "| good | P@5 |" in text
+    assert json.loads(path.with_suffix(".json").read_text())["systems"]["systems"]["bad"]

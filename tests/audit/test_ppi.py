@@ -145,3 +145,30 @@ def test_finite_population_mean_by_hand():
     # residuals (0.1, 0.3, -0.1): var 0.04, (1 - 3/5) * 0.04 / 3
     assert e.se**2 == pytest.approx(0.4 * 0.04 / 3)
     assert e.df == 2
+
+
+def test_the_floor_gives_variance_to_a_contrast_the_sample_misses():
+    # Pool of 6; the contrast touches pairs 4 and 5 only; the sample (0-3) misses both.
+    coef = np.array([[0.0, 0.0, 0.0, 0.0, 0.5, -0.5]])
+    predicted = np.array([1.0, 0.0, 1.0, 0.0, 1.0, 0.0])
+    human = np.array([0.0, 0.0, 1.0, 1.0])  # residuals: -1, 0, 0, 1
+    sample = [0, 1, 2, 3]
+    _, design, _ = pair_estimates(coef, predicted, sample, human, 4 / 6)
+    assert design[0] == 0.0
+    _, floored, _ = pair_estimates(coef, predicted, sample, human, 4 / 6, floor=True)
+    # Per LLM label: yhat = 1 residuals (-1, 0): m2 0.5, mean -0.5; yhat = 0 (0, 1): 0.5, 0.5.
+    # sum c^2 m2 = 0.25 * 0.5 * 2 = 0.25; sum c mu = 0.5 * -0.5 - 0.5 * 0.5 = -0.5;
+    # S^2 = (0.25 - 0.25 / 6) / 5; variance = 6^2 (1 - 4/6) / 4 * S^2.
+    expected = 36 * (1 - 4 / 6) / 4 * (0.25 - 0.25 / 6) / 5
+    assert floored[0] == pytest.approx(expected)
+
+
+def test_the_floor_never_lowers_the_design_variance():
+    rng = np.random.default_rng(3)
+    coef = rng.random((5, 40))
+    predicted = (rng.random(40) < 0.4).astype(float)
+    sample = rng.choice(40, 12, replace=False)
+    human = (rng.random(12) < 0.5).astype(float)
+    _, design, _ = pair_estimates(coef, predicted, sample, human, 12 / 40, lam="tuned")
+    _, floored, _ = pair_estimates(coef, predicted, sample, human, 12 / 40, lam="tuned", floor=True)
+    assert np.all(floored >= design)

@@ -138,9 +138,37 @@ def test_uniform_sample_prints_intervals_for_every_system(files, monkeypatch, ca
 
 
 def _p5(qrels: dict) -> dict[str, float]:
-    measure = ir_measures.parse_measure("P@5")
+    return _aggregate(qrels, "P@5")
+
+
+def test_whole_queries_give_query_level_intervals_for_any_measure(files, monkeypatch, capsys):
+    # Every query judged whole: the finite-population correction leaves no uncertainty.
+    sample = _qrels(files["dir"] / "h.qrels", HUMAN)
+    out_path = files["dir"] / "report.json"
+    args = (*_base(files)[:-1], "nDCG@5,AP", "--ppi", "--ppi-queries")
+    code, out, _ = _run(monkeypatch, capsys, *args, "--human-sample", sample, "--out", out_path)
+    assert code == 0, out
+    ppi = json.loads(out_path.read_text())["ppi"]
+    assert ppi["design"] == "queries" and ppi["measures"] == ["nDCG@5", "AP"]
+    truth = _aggregate(HUMAN, "nDCG@5")
+    for name in RUNS:
+        figures = ppi["systems"][name]["nDCG@5"]
+        assert figures["estimate"] == pytest.approx(truth[name])
+        assert figures["ci_low"] == pytest.approx(truth[name])
+        assert figures["naive"] == pytest.approx(_aggregate(LLM, "nDCG@5")[name])
+
+
+def test_a_query_not_judged_whole_is_refused(files, monkeypatch, capsys):
+    sample = _qrels(files["dir"] / "h.qrels", {"q1": {"d1": 1, "d2": 1}})
+    args = (*_base(files), "--ppi", "--ppi-queries", "--human-sample", sample)
+    line = _refused(monkeypatch, capsys, *args)
+    assert "query q1 is not judged whole" in line
+
+
+def _aggregate(qrels: dict, name: str) -> dict[str, float]:
+    measure = ir_measures.parse_measure(name)
     result = {}
-    for name, docs in RUNS.items():
+    for system, docs in RUNS.items():
         run = {q: {d: float(10 - r) for r, d in enumerate(docs, 1)} for q in QUERIES}
-        result[name] = ir_measures.calc_aggregate([measure], qrels, run)[measure]
+        result[system] = ir_measures.calc_aggregate([measure], qrels, run)[measure]
     return result

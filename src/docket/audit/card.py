@@ -17,10 +17,15 @@ from typing import Any
 
 from sqlalchemy import func, select
 
+from docket.audit.draw import audit_labels
+from docket.audit.ppi_report import PpiReport
 from docket.audit.render import certificate_markdown
 from docket.audit.report import Certificate, certificate
+from docket.audit.samples import from_audit
 from docket.audit.strata import check_job
-from docket.ir.formats import write_atomically
+from docket.audit.systems import evaluate_systems_ppi
+from docket.holes.run import complete_qrels
+from docket.ir.formats import Qrels, Run, write_atomically
 from docket.jobs.guidance import job_guidance
 from docket.relevance.prompts import PROMPT_VERSION
 from docket.store.base import Store
@@ -38,6 +43,7 @@ class DatasetCard:
     cost: dict[str, float]
     certificate: Certificate
     qrels: str | None = None
+    systems: PpiReport | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Plain JSON data (what ``card.json`` holds)."""
@@ -47,6 +53,7 @@ class DatasetCard:
             "provenance": self.provenance,
             "cost": self.cost,
             "certificate": self.certificate.as_dict(),
+            "systems": self.systems.to_json() if self.systems is not None else None,
         }
 
 
@@ -57,8 +64,10 @@ def dataset_card(
     confidence: float = 0.95,
     qrels: str | None = None,
     original: int | None = None,
+    systems: PpiReport | None = None,
 ) -> DatasetCard:
-    """The dataset card of ``job``'s labels (``qrels``: the file they were written to).
+    """The dataset card of ``job``'s labels (``qrels``: the file they were written to;
+    ``systems``: the table of :func:`system_table`, when runs were given).
 
     Raises:
         ConfigError: no such job, or ``confidence`` outside (0, 1).
@@ -96,7 +105,7 @@ def dataset_card(
         }
     provenance["guidance"] = job_guidance(store, job)
     cert = certificate(store, job, confidence=confidence, original=original)
-    return DatasetCard(job, provenance, dict(cost), cert, qrels)
+    return DatasetCard(job, provenance, dict(cost), cert, qrels, systems)
 
 
 def card_markdown(card: DatasetCard) -> str:
@@ -126,6 +135,8 @@ def card_markdown(card: DatasetCard) -> str:
         "",
         certificate_markdown(card.certificate).rstrip("\n"),
     ]
+    if card.systems is not None:
+        lines += ["", *_systems_markdown(card.systems)]
     return "\n".join(lines) + "\n"
 
 
@@ -142,6 +153,59 @@ def _definition_lines(p: dict[str, Any]) -> list[str]:
         lines.append("- definition of relevance: docket's (prompt version "
                      f"{p['prompt_version']})")  # fmt: skip
     return lines
+
+
+def _systems_markdown(report: PpiReport) -> list[str]:
+    level = f"{report.confidence:.0%}"
+    lines = [
+        "## Systems, with prediction-powered intervals",
+        "",
+        f"{report.human_labels} human labels of the audit, frame of {report.frame} automatic "
+        f"labels, {level} intervals ({report.design} design).",
+        "",
+        "| system | measure | estimate | interval | LLM labels only | humans only |",
+        "|---|---|---:|---|---:|---|",
+    ]
+    for s in report.systems:
+        lines.append(
+            f"| {s.system} | {s.measure} | {s.estimate:.4f} | [{s.ci_low:.4f}, {s.ci_high:.4f}] "
+            f"| {s.naive:.4f} | [{s.human_only.ci_low:.4f}, {s.human_only.ci_high:.4f}] |"
+        )
+    supported = [p for p in report.pairs if p.significant]
+    if supported:
+        lines += ["", "Orders the intervals support (Holm):", ""]
+        lines += [
+            f"- {p.measure}: {p.a if p.difference > 0 else p.b} > "
+            f"{p.b if p.difference > 0 else p.a} ({p.difference:+.4f})"
+            for p in supported
+        ]
+    return lines
+
+
+def system_table(
+    store: Store,
+    job: str,
+    runs: list[Run],
+    measures: list[str],
+    *,
+    original: Qrels | None = None,
+    confidence: float = 0.95,
+    rel_level: int = 1,
+) -> PpiReport:
+    """Every system under ``measures`` with prediction-powered intervals from the job's audit.
+
+    The LLM labels are the completed qrels (original + the job's labels, reviewers'
+    decisions applied); :func:`docket.audit.systems.evaluate_systems_ppi` puts the
+    automatic label back on each audited pair, whose answer is the human sample.
+
+    Raises:
+        ConfigError, InputError: as :func:`~docket.audit.systems.evaluate_systems_ppi`.
+    """
+    llm = complete_qrels(store, job, original or {}, rel_level=rel_level).completed
+    sample = from_audit(audit_labels(store, job), job)
+    return evaluate_systems_ppi(
+        runs, llm, sample, measures, alpha=1 - confidence, original=original or None
+    )
 
 
 def write_card(card: DatasetCard, path: Path) -> Path:

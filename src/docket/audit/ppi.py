@@ -24,7 +24,11 @@ This is the unbiased variance estimator of stratified simple random sampling wit
 replacement (equal ``pi`` within a stratum, finite-population correction ``1 - pi``). With
 unequal ``pi`` inside a group it is the with-replacement (Hansen-Hurwitz) approximation
 with a mean finite-population correction. A group with a single sampled pair contributes
-the Poisson-sampling term ``(1 - pi) u^2``. Intervals are normal.
+the Poisson-sampling term ``(1 - pi) u^2``. With ``floor=True`` the variance is at least
+the model-assisted :func:`model_variance` (residuals exchangeable given the LLM label): a
+difference of two similar systems touches few pairs, and a sample that misses them all
+would otherwise report zero variance. Intervals are normal. ``benchmarks/ppi_coverage.py``
+measures coverage: tuned ``lam`` with the floor is what ``docket eval systems --ppi`` uses.
 
 **Query level**, for any measure: a random set of queries judged whole by humans, PPI++
 (Angelopoulos, Duchi and Zrnic 2023) on per-query values, tuned ``lam`` clipped to [0, 1].
@@ -107,15 +111,31 @@ def design_covariance(
         The estimate over the leading axes (see the module docstring for the formula).
     """
     z1, z2 = np.asarray(z1, dtype=float), np.asarray(z2, dtype=float)
+    if groups is None:
+        return _one_group(z1, z2, np.asarray(probability, dtype=float))
     pi = np.broadcast_to(np.asarray(probability, dtype=float), z1.shape)
     u1, u2 = z1 / pi, z2 / pi
-    if groups is None:
-        return _group_covariance(u1, u2, pi, np.ones(z1.shape, dtype=bool))
     groups = np.broadcast_to(np.asarray(groups), z1.shape)
     return sum(
         (_group_covariance(u1, u2, pi, groups == g) for g in np.unique(groups)),
         start=np.zeros(z1.shape[:-1]),
     )
+
+
+def _one_group(z1: np.ndarray, z2: np.ndarray, pi: np.ndarray) -> np.ndarray:
+    """:func:`_group_covariance` of a single group, without masks (the common case)."""
+    n = z1.shape[-1]
+    fpc = 1.0 - np.broadcast_to(pi, z1.shape).mean(axis=-1) if pi.ndim else 1.0 - float(pi)
+    d1 = z1 / pi
+    d1 = d1 - d1.mean(axis=-1, keepdims=True)
+    if z2 is z1:
+        d2 = d1
+    else:
+        d2 = z2 / pi
+        d2 = d2 - d2.mean(axis=-1, keepdims=True)
+    if n > 1:
+        return fpc * n / (n - 1) * np.einsum("...i,...i->...", d1, d2)
+    return fpc * np.sum(z1 * z2 / pi**2, axis=-1) if n == 1 else np.zeros(z1.shape[:-1])
 
 
 def _group_covariance(u1: np.ndarray, u2: np.ndarray, pi: np.ndarray, mask: np.ndarray):
@@ -171,7 +191,7 @@ def pair_estimates(
     c = coef[:, sample]  # (k, ..., n)
     zy = c * np.asarray(human, dtype=float)
     zh = c * predicted_sample(predicted, sample)
-    full = np.einsum("kj,...j->k...", coef, predicted)
+    full = np.tensordot(coef, predicted, axes=([1], [-1]))
     if lam == "tuned":
         weight = tuned_lambda(
             design_covariance(zy, zh, probability, groups),
@@ -182,7 +202,7 @@ def pair_estimates(
     z = zy - weight[..., None] * zh
     pi = np.broadcast_to(np.asarray(probability, dtype=float), z.shape)
     estimate = weight * full + np.sum(z / pi, axis=-1)
-    variance = design_covariance(z, z, probability, groups)
+    variance = design_covariance(z, z, probability, groups)  # z twice: one pass
     if floor:
         residual = np.asarray(human, dtype=float) - weight[..., None] * predicted_sample(
             predicted, sample
@@ -237,8 +257,8 @@ def model_variance(
         m2 = np.sum(in_sample * residual**2, axis=-1) / safe
         mu = np.sum(in_sample * residual, axis=-1) / safe
         in_pool = (predicted == value).astype(float)
-        second = second + np.einsum("kj,...j->k...", coef**2, in_pool) * m2
-        first = first + np.einsum("kj,...j->k...", coef, in_pool) * mu
+        second = second + np.tensordot(coef**2, in_pool, axes=([1], [-1])) * m2
+        first = first + np.tensordot(coef, in_pool, axes=([1], [-1])) * mu
     n = sample.shape[-1]
     spread = (second - first**2 / size) / max(size - 1, 1)
     return size**2 * max(1 - n / size, 0.0) / n * np.maximum(spread, 0.0)

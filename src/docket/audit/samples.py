@@ -28,6 +28,7 @@ class Audited(Protocol):
     docid: str
     stratum: str
     inclusion_probability: float
+    auto_label: int
     auto_grade: int | None
     human_label: int | None
     human_grade: int | None
@@ -43,6 +44,9 @@ class HumanSample:
         strata: each pair's stratum; empty: one stratum (or groups of equal probability).
         source: where the labels came from, for messages.
         unanswered: drawn pairs without a human answer yet (left out of the estimates).
+        automatic: the automatic label of each sampled pair, when known (an audit): it
+            replaces whatever the LLM-labelled qrels hold there, since qrels exported after
+            the audit was answered carry the reviewers' answers on audited pairs.
     """
 
     grades: dict[PairKey, int]
@@ -50,6 +54,7 @@ class HumanSample:
     strata: dict[PairKey, str] = field(default_factory=dict)
     source: str = "human sample"
     unanswered: int = 0
+    automatic: dict[PairKey, int] = field(default_factory=dict)
 
 
 def from_audit(pairs: Iterable[Audited], job: str) -> HumanSample:
@@ -66,18 +71,19 @@ def from_audit(pairs: Iterable[Audited], job: str) -> HumanSample:
         drawn[pair.stratum] = drawn.get(pair.stratum, 0) + 1
         if _grade(pair) is not None:
             answered[pair.stratum] = answered.get(pair.stratum, 0) + 1
-    grades, probability, strata = {}, {}, {}
+    grades, probability, strata, automatic = {}, {}, {}, {}
     for pair in pairs:
         grade = _grade(pair)
         if grade is None:
             continue
         key = (pair.qid, pair.docid)
         grades[key] = grade
+        automatic[key] = int(pair.auto_grade if pair.auto_grade is not None else pair.auto_label)
         share = answered[pair.stratum] / drawn[pair.stratum]
         probability[key] = float(pair.inclusion_probability) * share
         strata[key] = pair.stratum
     unanswered = len(pairs) - len(grades)
-    return HumanSample(grades, probability, strata, f"audit of job {job}", unanswered)
+    return HumanSample(grades, probability, strata, f"audit of job {job}", unanswered, automatic)
 
 
 def _grade(pair: Audited) -> int | None:

@@ -61,6 +61,7 @@ def evaluate_systems_ppi(
         ConfigError: fewer than two systems, or no measure the design can estimate.
     """
     require_two_systems(len(runs))
+    llm_qrels = _with_automatic(llm_qrels, sample)
     pool = Pool.of(llm_qrels)
     frame = _frame(pool, original)
     _check_sample(sample, pool, frame)
@@ -83,6 +84,17 @@ def evaluate_systems_ppi(
         unanswered=sample.unanswered, frame=int(frame.sum()), measures=[str(m) for m in linear],
         skipped_measures=skipped, systems=systems, pairs=pairs,
     )  # fmt: skip
+
+
+def _with_automatic(llm_qrels: Qrels, sample: HumanSample) -> Qrels:
+    """The LLM labels with the sample's automatic labels where it knows them."""
+    if not sample.automatic:
+        return llm_qrels
+    copy = {q: dict(docs) for q, docs in llm_qrels.items()}
+    for (qid, docid), label in sample.automatic.items():
+        if docid in copy.get(qid, {}):  # a pair outside the pool is refused below
+            copy[qid][docid] = label
+    return copy
 
 
 def _frame(pool: Pool, original: Qrels | None) -> np.ndarray:

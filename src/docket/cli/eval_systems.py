@@ -6,10 +6,11 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
 from docket.audit.linear import docket_only
-from docket.cli.common import escape, id_column, out
+from docket.cli.common import escape, id_column
 from docket.cli.eval_systems_ppi import (
     AuditJobOpt,
     DbOpt,
@@ -18,6 +19,7 @@ from docket.cli.eval_systems_ppi import (
     PpiOpt,
     PpiQueriesOpt,
     human_sample,
+    ppi_evaluation,
     print_ppi,
 )
 from docket.cli.ir_common import (
@@ -33,7 +35,7 @@ from docket.cli.ir_common import (
     warn_if_partial,
     write_json,
 )
-from docket.cli.outputs import output_path
+from docket.cli.outputs import image_path, notes_console, output_path
 from docket.ir.evaluate import (
     DEFAULT_MEASURES,
     SystemsReport,
@@ -71,7 +73,7 @@ def systems(
         bool, typer.Option(help="also evaluate condensed (judged-only) lists")
     ] = True,
     plot: Annotated[
-        Path | None, typer.Option(help="PNG plot of rank shifts", callback=output_path)
+        Path | None, typer.Option(help="PNG plot of rank shifts", callback=image_path)
     ] = None,
     out_path: Annotated[
         Path | None, typer.Option("--out", help="JSON report", callback=output_path)
@@ -116,14 +118,8 @@ def systems(
         require_two_systems(len(systems_))  # before any work
     sample = human_sample(ppi, audit_job, human_sample_file, inclusion, db, ppi_queries)
     names = split_names(measures, DEFAULT_MEASURES)
-    ppi_report = None
-    if sample is not None:
-        from docket.audit.systems import evaluate_systems_ppi
-
-        ppi_report = evaluate_systems_ppi(
-            systems_, completed or original, sample, names, alpha=alpha,
-            original=original if completed else None, whole_queries=ppi_queries,
-        )  # fmt: skip
+    ppi_report = ppi_evaluation(sample, systems_, original, completed, names, alpha, ppi_queries)
+    if ppi_report is not None:  # DCG@k and prevalence are docket's names, not ir_measures'
         names = [n for n in names if not docket_only(n)] or list(DEFAULT_MEASURES)
     report = compare_systems(systems_, original, completed, names, primary, condensed, whole)
     table: PerQuery = {}
@@ -142,12 +138,13 @@ def systems(
         from docket.ir.plot import plot_rank_shifts
 
         plot_rank_shifts(report, plot)
-    _print_systems(report)
+    say = notes_console(out_path, per_query, trec_eval)  # stdout may be the -q output
+    _print_systems(report, say)
     for rendered in significance_tables(tests, alpha) if significance else []:
-        out.print(rendered)
+        say.print(rendered)
     if ppi_report is not None:
-        print_ppi(ppi_report)
-    _write_per_query(table, report, per_query, trec_eval)
+        print_ppi(ppi_report, say)
+    _write_per_query(table, report, per_query, trec_eval, say)
 
 
 def _significance(
@@ -170,14 +167,18 @@ def _significance(
 
 
 def _write_per_query(
-    table: PerQuery, report: SystemsReport, per_query: Path | None, trec_eval: Path | None
+    table: PerQuery,
+    report: SystemsReport,
+    per_query: Path | None,
+    trec_eval: Path | None,
+    say: Console,
 ) -> None:
     if per_query is not None:
         count = write_per_query(table, per_query)
-        out.print(f"{count} per-query values written to {per_query}", markup=False)
+        say.print(f"{count} per-query values written to {per_query}", markup=False)
     if trec_eval is not None:
         write_atomically(trec_eval, trec_eval_lines(table, report.scores))
-        out.print(f"trec_eval output written to {trec_eval}", markup=False)
+        say.print(f"trec_eval output written to {trec_eval}", markup=False)
 
 
 def significance_tables(tests: list[PairTest], alpha: float) -> list[Table]:
@@ -205,7 +206,7 @@ def significance_tables(tests: list[PairTest], alpha: float) -> list[Table]:
     return tables
 
 
-def _print_side_by_side(report: SystemsReport) -> None:
+def _print_side_by_side(report: SystemsReport, say: Console) -> None:
     """Both completions' ranks beside the original one, and each one's Kendall's tau."""
     if not {"completed", "whole_pool"} <= set(report.ranks):
         return
@@ -217,9 +218,9 @@ def _print_side_by_side(report: SystemsReport) -> None:
     for name in report.systems():
         table.add_row(escape(name), *(str(report.ranks[v][name])
                                       for v in ("original", "completed", "whole_pool")))  # fmt: skip
-    out.print(table)
+    say.print(table)
     taus = {c.variant: c for c in report.comparisons}
-    out.print(
+    say.print(
         f"Kendall's tau against the original ranking: holes only {fmt(taus['completed'].tau)}, "
         f"whole pool {fmt(taus['whole_pool'].tau)}"
     )
@@ -229,7 +230,7 @@ def _decision(significant: bool) -> str:
     return "yes" if significant else "no"
 
 
-def _print_systems(report: SystemsReport) -> None:
+def _print_systems(report: SystemsReport, say: Console) -> None:
     after, primary = report.shift_variant, report.primary
     table = Table(
         title=f"Systems ranked by {primary}" + (f": original -> {after}" if after else "")
@@ -252,14 +253,14 @@ def _print_systems(report: SystemsReport) -> None:
                 fmt(report.scores[after][name][primary]),
             ]
         table.add_row(*row)
-    out.print(table)
+    say.print(table)
     for variant in ("original", "completed", "whole_pool"):
         if variant in report.scores:
-            out.print(_scores_table(report, variant))
-    _print_side_by_side(report)
+            say.print(_scores_table(report, variant))
+    _print_side_by_side(report, say)
     total = len(report.ranks["original"])
     for c in report.comparisons:
-        out.print(
+        say.print(
             f"{c.variant}: Kendall's tau {fmt(c.tau)}, tau_AP {fmt(c.tau_ap)}, "
             f"{c.changed} of {total} systems changed rank"
         )
@@ -316,10 +317,10 @@ def rag(
     ]
     if out_path is not None:
         write_json([r.model_dump(mode="json") for r in results], out_path)
-    _print_rag(results)
+    _print_rag(results, notes_console(out_path))
 
 
-def _print_rag(results: list[RagAlignment]) -> None:
+def _print_rag(results: list[RagAlignment], say: Console) -> None:
     first = results[0]
     table = Table(
         title=f"RAGAlign@{first.k} ({len(first.systems)} systems, retrieval {first.measure})"
@@ -337,7 +338,7 @@ def _print_rag(results: list[RagAlignment]) -> None:
         table.add_row(
             r.variant, fmt(r.pearson), fmt(r.kendall), fmt(r.agreement), fmt(r.kappa), str(r.pairs)
         )
-    out.print(table)
+    say.print(table)
 
 
 def register(app: typer.Typer) -> None:

@@ -6,13 +6,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
 from docket.audit.ppi_report import PpiReport
 from docket.audit.samples import HumanSample
-from docket.cli.common import escape, id_column, out
+from docket.cli.common import escape, id_column
+from docket.cli.common import out as default_out
 from docket.cli.ir_common import fmt
 from docket.errors import ConfigError
+from docket.ir.formats import Qrels, Run
 
 PpiOpt = Annotated[
     bool,
@@ -93,8 +96,31 @@ def _audit_sample(job: str, db: str | None) -> HumanSample:
     return from_audit(audit_labels(store, job), job)
 
 
-def print_ppi(report: PpiReport) -> None:
-    """One table per measure, the differences, and what the human sample contradicts."""
+def ppi_evaluation(
+    sample: HumanSample | None,
+    runs: list[Run],
+    original: Qrels,
+    completed: Qrels | None,
+    names: list[str],
+    alpha: float,
+    whole_queries: bool,
+) -> PpiReport | None:
+    """The prediction-powered report when human labels were given: the LLM labels are the
+    completed qrels (or ``--qrels`` alone), the original judgments exact."""
+    if sample is None:
+        return None
+    from docket.audit.systems import evaluate_systems_ppi
+
+    return evaluate_systems_ppi(
+        runs, completed or original, sample, names, alpha=alpha,
+        original=original if completed is not None else None, whole_queries=whole_queries,
+    )  # fmt: skip
+
+
+def print_ppi(report: PpiReport, say: Console | None = None) -> None:
+    """One table per measure, the differences, and what the human sample contradicts
+    (on ``say``: standard output by default, standard error when stdout is a file)."""
+    out = say or default_out
     level = f"{report.confidence:.0%}"
     out.print(
         f"Prediction-powered intervals ({report.design} design, {report.human_labels} human "
@@ -112,7 +138,7 @@ def print_ppi(report: PpiReport) -> None:
     for measure in report.measures:
         out.print(_systems_table(report, measure))
         out.print(_pairs_table(report, measure))
-    _print_warnings(report)
+    _print_warnings(report, out)
 
 
 def _systems_table(report: PpiReport, measure: str) -> Table:
@@ -152,7 +178,7 @@ def _pairs_table(report: PpiReport, measure: str) -> Table:
     return table
 
 
-def _print_warnings(report: PpiReport) -> None:
+def _print_warnings(report: PpiReport, out: Console) -> None:
     for p in report.unsupported_orders():
         first, second = (p.a, p.b) if p.naive > 0 else (p.b, p.a)
         verdict = "not supported by"

@@ -26,7 +26,7 @@ from docket.jobs.run import Progress, run_job
 from docket.jobs.spec import JobSpec
 from docket.llm.usage import Usage
 from docket.relevance.types import Judge, Pair
-from docket.runner import JobOutcome, StoredResults
+from docket.runner import StoredResults, Tally
 from docket.store import Store
 from docket.store.judgments import labels_of
 from docket.store.spend import add_note, notes_of
@@ -67,7 +67,7 @@ def judge_in_order(
     change the order of a rerun. ``settings`` (the order, its seed, ...) are kept with the
     job; a run with other settings is refused, since it would draw another order.
     """
-    outcomes: list[JobOutcome] = []
+    outcome = Tally()
     usage, failed, queued = Usage(), [], 0
     batch_spec = spec
     while len(order.drawn) < budget:
@@ -84,9 +84,9 @@ def judge_in_order(
         store = runs[0].store
         batch_spec = _untracked(spec)  # the run's plan is kept once, with its first batch
         for run in runs:
-            # pairs another process held count as its own, not as busy: they were waited for
-            outcomes.append(dataclasses.replace(run.outcome, busy=0) if run is not runs[-1]
-                            else run.outcome)  # fmt: skip
+            # pairs another process held were waited for: only the last run's busy ones count
+            outcome.add(run.outcome if run is runs[-1]
+                        else dataclasses.replace(run.outcome, busy=0, seen=set()))  # fmt: skip
             usage.merge(run.usage)
             failed += run.failed
             queued += run.queued
@@ -98,7 +98,7 @@ def judge_in_order(
         empty = run_job([], spec, job=job, store=store, source=source, judge=judge)
         return OrderedRun(empty, drawn)
     results = StoredResults(store, job, frozenset(drawn))
-    total = JobRun(job, store, results, _merge(outcomes), queued, failed, usage, len(drawn))
+    total = JobRun(job, store, results, outcome, queued, failed, usage, len(drawn))
     return OrderedRun(total, drawn)
 
 
@@ -149,16 +149,3 @@ def _offset(on_progress: Progress | None, done: int, total: int) -> Progress | N
     if on_progress is None:
         return None
     return lambda settled, _: on_progress(done + settled, total)
-
-
-def _merge(outcomes: Sequence[JobOutcome]) -> JobOutcome:
-    """One outcome for all batches: counts added, the first error kept."""
-    error = next((o.error for o in outcomes if o.error is not None), None)
-    return JobOutcome(
-        judged=sum(o.judged for o in outcomes),
-        skipped=sum(o.skipped for o in outcomes),
-        failed=sum(o.failed for o in outcomes),
-        failed_before=sum(o.failed_before for o in outcomes),
-        busy=sum(o.busy for o in outcomes),
-        error=error,
-    )

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from docket.errors import ConfigError
+from docket.frames import frame
 from docket.holes.fill import FillResult, PairSet, build_pairs, summarize_fill
 from docket.holes.order import HoleOrder, parse_hole_count
 from docket.holes.ordered import BATCH, judge_in_order
@@ -21,6 +22,7 @@ from docket.holes.simulate import SimulationReport, plan_simulation, score_simul
 from docket.ir.corpus import Corpus, open_corpus
 from docket.ir.formats import Qrels, Run, read_qrels, read_runs
 from docket.ir.holes import find_holes, pool
+from docket.ir.provenance import ProvenanceRecord
 from docket.ir.queries import read_guidance, read_queries
 from docket.jobs.result import JobRun
 from docket.jobs.run import Progress, run_job
@@ -63,6 +65,19 @@ class HoleFill:
     def complete(self) -> bool:
         """Every pair asked for has a stored judgment (none failed, none stopped early)."""
         return self.run.complete and self.run.error is None
+
+    def to_pandas(self) -> Any:
+        """The provenance of the completed qrels, one row per (qid, docid): every original
+        judgment, then each new label (columns of
+        :class:`~docket.ir.provenance.ProvenanceRecord`: ``relevance`` as written to the
+        qrels, ``label``, ``source``, ``rounds``, ``method``, ``model``, ``audit``,
+        ``original``).
+
+        Raises:
+            MissingDependencyError: pandas is not installed.
+        """
+        rows = [record.model_dump() for record in self.result.records]
+        return frame(rows, list(ProvenanceRecord.model_fields))
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import ir_measures
 from pydantic import BaseModel
 
 from docket.errors import UserError
+from docket.frames import frame
 from docket.ir.formats import Qrels, Run
 from docket.ir.holes import hole_rate
 from docket.ir.stats import competition_ranks, kendall_tau, tau_ap
@@ -106,6 +107,23 @@ class SystemsReport(BaseModel):
         """System names in the order of the original ranking."""
         ranks = self.ranks["original"]
         return sorted(ranks, key=lambda name: (ranks[name], name))
+
+    def to_pandas(self) -> Any:
+        """One row per qrels variant, system and measure: ``variant``, ``system``,
+        ``measure``, ``value``, and ``rank`` (the system's rank by the primary measure
+        under that variant).
+
+        Raises:
+            MissingDependencyError: pandas is not installed.
+        """
+        rows = [
+            {"variant": variant, "system": system, "measure": measure, "value": value,
+             "rank": self.ranks.get(variant, {}).get(system)}
+            for variant, systems in self.scores.items()
+            for system, measures in systems.items()
+            for measure, value in measures.items()
+        ]  # fmt: skip
+        return frame(rows, ["variant", "system", "measure", "value", "rank"])
 
 
 def _nan_to_none(value: float) -> float | None:

@@ -7,6 +7,7 @@ streamed rather than held in memory.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
@@ -34,6 +35,8 @@ class JobInput:
         source: where they came from (a path, ``DataFrame`` or ``pairs``).
         stem: a short name for default job names.
         guidance: each query's guidance (``{qid: text}``, "" for none).
+        key_types: the dtypes of a DataFrame's ``qid`` and ``docid`` columns when they
+            are not text (integer qids), so results convert back (``JobRun.to_pandas``).
     """
 
     pairs: Iterable[Pair]
@@ -42,6 +45,7 @@ class JobInput:
     source: str
     stem: str
     guidance: Mapping[str, str] = field(default_factory=dict)
+    key_types: Mapping[str, Any] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[Pair]:
         return iter(self.pairs)
@@ -65,7 +69,7 @@ def job_input(pairs: Any) -> JobInput:
     if _is_dataframe(pairs):
         listed = collect_pairs(dataframe_records(pairs), DATAFRAME)
         return JobInput(listed, len(listed), listed.duplicates, DATAFRAME, "dataframe",
-                        listed.guidance)  # fmt: skip
+                        listed.guidance, key_types(pairs))  # fmt: skip
     return _from_pairs(pairs)
 
 
@@ -96,8 +100,7 @@ def select_input(
         count = limit
     if count == loaded.count:
         return loaded
-    return JobInput(chosen, count, loaded.duplicates, loaded.source, loaded.stem,
-                    loaded.guidance)  # fmt: skip
+    return dataclasses.replace(loaded, pairs=chosen, count=count)
 
 
 @dataclass(frozen=True)
@@ -146,6 +149,17 @@ def _from_pairs(pairs: Iterable[Pair]) -> JobInput:
 def _is_dataframe(value: Any) -> bool:
     # Checked by duck type, so pandas is imported only by those who pass a DataFrame.
     return hasattr(value, "to_dict") and hasattr(value, "columns") and isinstance(value, Sized)
+
+
+def key_types(frame: Any) -> dict[str, Any]:
+    """The dtypes of ``frame``'s ``qid`` and ``docid`` (or ``docno``) columns that are not
+    text: docket keeps ids as text, and converts back to these on the way out."""
+    found = {}
+    for key, names in (("qid", ("qid",)), ("docid", ("docid", "docno"))):
+        column = next((name for name in names if name in frame.columns), None)
+        if column is not None and frame[column].dtype.kind in "iu":
+            found[key] = frame[column].dtype
+    return found
 
 
 def dataframe_records(frame: Any) -> Iterator[tuple[int, dict[str, Any]]]:

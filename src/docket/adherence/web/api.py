@@ -44,7 +44,8 @@ DEFAULT_SETTINGS = WebSettings(max_body_bytes=8 * 1024 * 1024)
 
 # Only documents the scheme in OpenAPI; the kit checks the token.
 bearer = HTTPBearer(
-    auto_error=False, description="a token given with --token or made by `docket verify token add`"
+    auto_error=False,
+    description="a token given with --token-file or $DOCKET_VERIFY_TOKEN, or made by `docket verify token add`",
 )
 
 

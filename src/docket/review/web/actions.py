@@ -23,6 +23,7 @@ from docket.review.item import item_view
 from docket.review.listing import next_task
 from docket.review.models import Reviewer
 from docket.review.queue import close_task, record_decision
+from docket.review.web.pages import whole_number
 from docket.store.base import Store
 from docket.web import HttpError, Viewer, kit_of, require_admin, respond, wants_json
 from docket.web.body import read_fields
@@ -63,9 +64,7 @@ def _int_field(body: dict[str, Any], name: str, *, required: bool) -> int | None
         if required:
             raise InputError("is required", field=name)
         return None
-    if not raw.isdigit():
-        raise InputError("must be a whole number", field=name)
-    return int(raw)
+    return whole_number(raw, name)
 
 
 def _seconds(body: dict[str, Any]) -> float | None:
@@ -80,7 +79,7 @@ def _seconds(body: dict[str, Any]) -> float | None:
     return None
 
 
-@router.post("/tasks/{task_id:int}/decision", include_in_schema=False)
+@router.post("/tasks/{task_id:task}/decision", include_in_schema=False)
 async def decide(request: Request) -> Response:
     """Record the viewer's decision; browsers go on to their next task."""
     viewer, body = await _authorised_body(request)
@@ -144,7 +143,7 @@ def _next(store: Store, viewer: Viewer, task_id: int, job: str | None) -> int | 
         return next_task(session, session.get(Reviewer, viewer.id), after=task_id, job=job)
 
 
-@router.post("/tasks/{task_id:int}/close", include_in_schema=False)
+@router.post("/tasks/{task_id:task}/close", include_in_schema=False)
 async def close(request: Request) -> Response:
     """Close a task so that it accepts no more decisions (admins only)."""
     viewer, body = await _authorised_body(request)

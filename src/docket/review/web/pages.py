@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from sqlalchemy import select
+from starlette.convertors import Convertor, register_url_convertor
 
 from docket.errors import InputError
 from docket.review.assign import open_load
@@ -20,6 +21,34 @@ from docket.store.base import Store
 from docket.web import Viewer, kit_of, require_admin, respond, wants_json
 
 router = APIRouter()
+MAX_DIGITS = 18
+"""Most digits of a task number or count a URL or form may give: 10**18 fits the store's
+64-bit integers, so a longer number is refused (or not found) instead of overflowing."""
+
+
+class TaskNumber(Convertor[int]):
+    """The ``{task_id:task}`` path parameter: at most :data:`MAX_DIGITS` ASCII digits,
+    so ``/tasks/<a 30-digit number>`` is a 404 like any task that does not exist."""
+
+    regex = f"[0-9]{{1,{MAX_DIGITS}}}"
+
+    def convert(self, value: str) -> int:
+        """The task id."""
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        """The path segment."""
+        return str(value)
+
+
+register_url_convertor("task", TaskNumber())
+
+
+def whole_number(raw: str, name: str, message: str = "must be a whole number") -> int:
+    """``raw`` as an int: only ASCII digits, at most :data:`MAX_DIGITS` (else a 400)."""
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= MAX_DIGITS):
+        raise InputError(message, field=name)
+    return int(raw)
 
 
 def page(path: str) -> Callable:
@@ -45,9 +74,7 @@ def _int_param(request: Request, name: str) -> int | None:
     raw = request.query_params.get(name, "")
     if not raw:
         return None
-    if not raw.isdigit():
-        raise InputError("must be a task number", field=name)
-    return int(raw)
+    return whole_number(raw, name, "must be a task number")
 
 
 @router.get("/", include_in_schema=False)
@@ -89,7 +116,7 @@ def _page_links(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@page("/tasks/{task_id:int}")
+@page("/tasks/{task_id:task}")
 def task_page(request: Request) -> Response:
     """One item: query, numbered sentences with evidence, debate, decision form."""
     viewer = _viewer(request)
