@@ -43,7 +43,7 @@ from docket.config import Settings  # noqa: E402
 from docket.jobs.compose import make_judge  # noqa: E402
 from docket.relevance import JudgeOptions  # noqa: E402
 from docket.relevance.pairs_io import scan_pairs  # noqa: E402
-from docket.runner import run_judge_job  # noqa: E402
+from docket.runner import judge_pairs  # noqa: E402
 from docket.runner.ray_executor import RayExecutor, init_ray  # noqa: E402
 from docket.store import open_store, upsert_job  # noqa: E402
 from docket.store.base import Store  # noqa: E402
@@ -90,7 +90,7 @@ def run(name: str, db: str, pairs: Path, server: MockServer, ray_workers: int) -
     start, start_cpu = time.perf_counter(), time.process_time()
     try:
         outcome = asyncio.run(
-            run_judge_job(store, "bench", loaded, make_judge(options, settings),
+            judge_pairs(store, "bench", loaded, make_judge(options, settings),
                           concurrency=CONCURRENCY, executor=executor)
         )  # fmt: skip
     finally:

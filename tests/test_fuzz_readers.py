@@ -33,7 +33,7 @@ from docket.adherence.record import read_records
 from docket.adherence.rules.io import load_rules
 from docket.config import load_settings
 from docket.errors import UserError
-from docket.ir.corpus import iter_corpus_file
+from docket.ir.corpus import CorpusIndex, iter_corpus_file
 from docket.ir.formats import read_qrels, read_run
 from docket.ir.label_files import Scale, read_label_set
 from docket.ir.provenance import read_provenance
@@ -135,8 +135,14 @@ output = 0.6
 """
 
 
+def _indexed(path: Path) -> None:
+    """Read a corpus into a SQLite index, as ``--corpus-index`` does (a lone surrogate in
+    a document used to pass the reader and fail in the index)."""
+    CorpusIndex.build(iter_corpus_file(path), path.with_name(path.name + ".sqlite")).close()
+
+
 def _settings_and_prices(path: Path) -> None:
-    from docket.jobs.prices import load_price_table
+    from docket.jobs.bill.prices import load_price_table
 
     load_settings(path)
     load_price_table(path)
@@ -203,6 +209,7 @@ READERS = [
     Reader("sop.md", (EXAMPLES / "sop/dialogue_sop.md").read_bytes(), load_sop, WORD_SLOT),
     Reader("labelstudio.json", LABELSTUDIO, lambda p: read_labelstudio(p, "j"), JSON_SLOT),
     Reader("docket.toml", TOML, _settings_and_prices, TOML_SLOT),
+    Reader("indexed.jsonl", (EXAMPLES / "ir/corpus.jsonl").read_bytes(), _indexed, JSON_SLOT),
     Reader("sop.pdf", _pdf_seed(), load_sop, WORD_SLOT),
     Reader("sop.docx", _docx_seed(), load_sop, WORD_SLOT),
 ]  # fmt: skip

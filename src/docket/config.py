@@ -102,7 +102,7 @@ def docket_table(path: Path) -> dict[str, Any]:
 
 def _file_values(path: Path) -> dict[str, Any]:
     values = docket_table(path)
-    values.pop("prices", None)  # [docket.prices] is read by docket.jobs.prices
+    values.pop("prices", None)  # [docket.prices] is read by docket.jobs.bill.prices
     return values
 
 

@@ -27,7 +27,7 @@ Every error docket raises on purpose derives from :class:`DocketError`::
     │   ├── RequestRefusedError   the server refused this one request (HTTP 400, 413, 422):
     │   │                         the pair fails, the job goes on
     │   └── ModelUnavailableError (see above: a model error the user must fix, so a UserError)
-    ├── BudgetReachedError        a call would pass a budget cap (--max-cost ...): the run
+    ├── CapReachedError           a call would pass a spend cap (--max-cost ...): the run
     │                             stops cleanly, finished pairs saved, exit 5
     ├── PilotRejectedError        the pilot missed --min-kappa or --max-escalation: the main
     │                             run does not start, the pilot's judgments stay, exit 4
@@ -167,14 +167,20 @@ class UnreadableReplyError(ModelUnavailableError):
     """
 
 
-class BudgetReachedError(DocketError):
-    """A call or pair would pass one of the job's budget caps; nothing more is started."""
+class CapReachedError(DocketError):
+    """A call or pair would pass one of the job's spend caps; nothing more is started."""
 
 
 class PilotRejectedError(DocketError):
-    """The pilot missed ``--min-kappa`` or ``--max-escalation``; ``report`` holds it."""
+    """The pilot missed ``--min-kappa`` or ``--max-escalation``; ``report`` holds it.
 
-    report: object = None
+    ``report`` is the :class:`~docket.jobs.bill.pilot.PilotReport` that missed the gate
+    (typed ``object`` here: the error tree imports nothing of docket).
+    """
+
+    def __init__(self, message: str, *, report: object, hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.report = report
 
 
 class ParseError(DocketError):

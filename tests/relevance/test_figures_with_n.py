@@ -69,3 +69,20 @@ def test_lara_shows_no_weighted_kappa_over_its_escalations(shared_data, tmp_path
     assert lara["figures"]["weighted_kappa"]["n"] == 0
     assert "weighted kappa (linear), final grades vs gold grades │ n/a (n=0)" in table
     assert f"Cohen's kappa, final labels vs gold │ {lara['kappa']:.3f} (n=80)" in table
+
+
+def test_the_pilot_and_eval_methods_agree_on_an_all_relevant_gold_set(shared_data, tmp_path):
+    rows = load_dl21(shared_data / "trec_dl21_dev.jsonl")
+    relevant = [r for r in rows if r["label"] == 1][:14]
+    path = tmp_path / "relevant.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in relevant))
+    judge = recorded_judge(relevant, "gpt-4o")
+    argv = ["judge", str(path), "--model", judge.name, "--db", str(tmp_path / "p.db"),
+            "--cache", "off", "--pilot", "12"]  # fmt: skip
+    result = CliRunner().invoke(app, argv, env={"COLUMNS": "200"}, catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    pilot = " ".join(result.output.split())
+    assert "balanced accuracy, pilot labels vs gold │ n/a (n=12)" in pilot
+    table, report = _methods(path, "--methods", "single", "--model", judge.name)
+    assert report["single"]["balanced_accuracy"] is None
+    assert "balanced accuracy, final labels vs gold │ n/a (n=14)" in table

@@ -9,7 +9,7 @@ from rich.table import Table
 
 from docket.agreement import MIN_PAIRS, shown
 from docket.cli.common import escape, finish_run, resumable
-from docket.cli.judging_flags import JudgingFlags, judging_command
+from docket.cli.judging_flags import RUNNING, JudgingFlags, judging_command
 from docket.cli.outputs import image_path, notes_console, output_path
 from docket.cli.progress import tagged_meter
 from docket.errors import ConfigError
@@ -47,7 +47,7 @@ def register(app: typer.Typer) -> None:
     app.command("methods")(methods)
 
 
-@judging_command
+@judging_command(*RUNNING)
 def methods(
     pairs: Annotated[Path, typer.Argument(help="Pairs with gold labels (JSONL or TSV).")],
     methods: Annotated[str, typer.Option(help="Comma-separated methods to compare.")] = ",".join(

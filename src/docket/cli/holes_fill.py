@@ -27,9 +27,8 @@ from docket.cli.ir_common import (
     parse_grades,
     run_paths,
 )
-from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
+from docket.cli.judging_flags import RUNNING, JudgingFlags, MethodOpt, judging_command
 from docket.cli.outputs import output_path
-from docket.cli.plan_print import stop_if_capped
 from docket.cli.progress import progress_meter
 from docket.holes.ordered import BATCH
 from docket.holes.run import HoleFill, fill_holes
@@ -38,7 +37,7 @@ from docket.ir.provenance import LEVELS, write_provenance
 from docket.store.base import display_url
 
 
-@judging_command
+@judging_command(*RUNNING)
 def fill_command(
     qrels: QrelsOpt,
     corpus: CorpusOpt,
@@ -113,9 +112,8 @@ def fill_command(
         )
     if not written:
         _print_not_written(filled, out_qrels, provenance)
-    stop_if_capped(filled.run)  # a cap comes first: exit 5
     finish_run([filled.run], judging.allow_failed)
-    return filled  # a budget cap that stopped it: exit 5 (judging_command)
+    return filled
 
 
 def _print_not_written(filled: HoleFill, out_qrels: Path, provenance: Path) -> None:

@@ -28,9 +28,8 @@ from docket.cli.ir_common import (
     run_paths,
     write_json,
 )
-from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
+from docket.cli.judging_flags import RUNNING, JudgingFlags, MethodOpt, judging_command
 from docket.cli.outputs import image_path, output_path
-from docket.cli.plan_print import stop_if_capped
 from docket.cli.progress import progress_meter
 from docket.errors import UserError
 from docket.holes.oracle import BlankCorpus, BlankQueries, OracleJudge
@@ -49,7 +48,7 @@ OptQueries = Annotated[
 ]
 
 
-@judging_command
+@judging_command(*RUNNING)
 def simulate_command(
     qrels: QrelsOpt,
     corpus: OptCorpus = None,
@@ -129,9 +128,8 @@ def simulate_command(
         write_json(simulation.report.model_dump(mode="json"), out_path)
     _print_simulation(simulation.report, run.job)
     print_failed(run.failed, run.outcome.busy)
-    stop_if_capped(run)  # a cap comes first: exit 5
     finish_run([run], judging.allow_failed)
-    return simulation  # a budget cap that stopped it: exit 5 (judging_command)
+    return simulation
 
 
 def _finish_budget(report: OrderSimulation, out_path: Path | None, plot: Path | None) -> None:

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from docket.errors import UserError
+from docket.errors import DocketError
 from docket.version import __version__
 
 # (command name, module, short help shown by ``docket --help``); the module's ``app`` is a
@@ -116,10 +116,15 @@ def _root(
 
 
 def main() -> None:
-    """Entry point: run the app, turning user errors into one line and exit code 2."""
+    """Entry point: run the app, turning user errors into one line and their exit code."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         app()
-    except UserError as exc:
+    except DocketError as exc:
+        from docket.cli.exits import exit_code  # not at start-up: `docket --help` stays light
+
+        code = exit_code(exc)
+        if code is None:
+            raise
         typer.secho(f"error: {exc.one_line()}", err=True, fg=typer.colors.RED)
-        sys.exit(2)
+        sys.exit(code)

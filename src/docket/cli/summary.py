@@ -18,31 +18,13 @@ from rich.text import Text
 
 from docket.cli.common import id_column, out, value_column
 from docket.cli.transcript import review_hint, transcript_view
-from docket.llm.usage import Usage
+from docket.jobs.result import JobRun
 from docket.relevance.engagement import ENGAGED_TURNS, LATER_TURNS
 from docket.relevance.types import Judgment, Pair
-from docket.runner.results import StoredResults
 
 LABEL_NAMES = {1: "relevant", 0: "irrelevant", None: "-"}
 MAX_ROWS = 25
 """Rows of the per-pair table; the totals always cover every pair."""
-
-
-@dataclass(frozen=True)
-class RunReport:
-    """What one run did, apart from what the store holds.
-
-    Attributes:
-        judged: pairs judged by this run.
-        skipped: pairs that were already judged before it.
-        usage: this run's LLM usage (0 calls on a rerun of a finished job).
-        queued: escalated pairs in the review queue after the run.
-    """
-
-    judged: int
-    skipped: int
-    usage: Usage
-    queued: int
 
 
 @dataclass
@@ -150,7 +132,7 @@ def pair_table(results: Iterable[tuple[Pair, Judgment]], title: str, total: int)
     return table
 
 
-def totals_table(digest: Digest, run: RunReport) -> Table:
+def totals_table(digest: Digest, run: JobRun) -> Table:
     """Two rows: what this run did, and what the job holds in the store.
 
     The caption says how the stored pairs were decided, e.g. ``decided: consensus 3``.
@@ -161,7 +143,7 @@ def totals_table(digest: Digest, run: RunReport) -> Table:
         table.add_column(column, justify="right")
     usage = run.usage
     table.add_row(
-        "this run", str(run.judged), str(usage.calls), str(usage.cache_hits),
+        "this run", str(run.outcome.judged), str(usage.calls), str(usage.cache_hits),
         str(usage.tokens), str(usage.parse_failures),
     )  # fmt: skip
     table.add_row(
@@ -205,15 +187,14 @@ def engagement_line(digest: Digest) -> str | None:
     )
 
 
-def print_summary(
-    results: StoredResults, job: str, db: str, run: RunReport, *, show_transcript: bool = True
-) -> None:
+def print_summary(run: JobRun, db: str, *, show_transcript: bool = True) -> None:
     """Print the tables, one debated pair's transcript and where the results went.
 
     The job is read once in full for the totals (lean rows), and again only for the rows
     of the pair table and the one transcript shown, so a rerun of a 100,000-pair job
     prints its summary in seconds.
     """
+    results, job = run.results, run.job
     digest = Digest.of(results.summary_rows())
     if digest.pairs:
         out.print(pair_table(results, title=f"job {job}", total=digest.pairs), crop=False)
@@ -231,8 +212,8 @@ def print_summary(
         )
     out.print(
         Text(
-            f"{digest.pairs} pairs in {db}: {run.judged} judged by this run, "
-            f"{run.skipped} already judged before it"
+            f"{digest.pairs} pairs in {db}: {run.outcome.judged} judged by this run, "
+            f"{run.outcome.skipped} already judged before it"
         ),
         soft_wrap=True,
     )

@@ -61,6 +61,8 @@ class OracleJudge:
             confidence=1.0, model="oracle",
         )  # fmt: skip
 
-    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
+    def finalize(
+        self, judgments: list[Judgment], most_escalations: int | None = None
+    ) -> list[Judgment]:
         """Identity."""
         return judgments

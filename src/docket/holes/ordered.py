@@ -8,7 +8,7 @@ with a larger budget replays the earlier draws from the store (0 calls) and cont
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from docket.holes.order import HoleOrder, Key
@@ -17,7 +17,7 @@ from docket.jobs.run import Progress, run_job
 from docket.jobs.spec import JobSpec
 from docket.llm.usage import Usage
 from docket.relevance.types import Judge, Pair
-from docket.runner import JobOutcome, StoredResults
+from docket.runner import StoredResults, Tally
 from docket.store import Store
 
 BATCH = 20
@@ -51,7 +51,7 @@ def judge_in_order(
     labels fed back are the judges' own (before review), so a later review does not
     change the order of a rerun.
     """
-    outcomes: list[JobOutcome] = []
+    outcome = Tally()
     usage, failed, queued = Usage(), [], 0
     while len(order.drawn) < budget:
         keys = order.next_batch(min(batch, budget - len(order.drawn)))
@@ -63,7 +63,7 @@ def judge_in_order(
             judge=judge, on_progress=_offset(on_progress, done, budget),
         )  # fmt: skip
         store = run.store
-        outcomes.append(run.outcome)
+        outcome.add(run.outcome)
         usage.merge(run.usage)
         failed += run.failed
         queued += run.queued
@@ -76,7 +76,7 @@ def judge_in_order(
         empty = run_job([], spec, job=job, store=store, source=source, judge=judge)
         return OrderedRun(empty, drawn)
     results = StoredResults(store, job, frozenset(drawn))
-    total = JobRun(job, store, results, _merge(outcomes), queued, failed, usage, len(drawn))
+    total = JobRun(job, store, results, outcome, queued, failed, usage, len(drawn))
     return OrderedRun(total, drawn)
 
 
@@ -84,16 +84,3 @@ def _offset(on_progress: Progress | None, done: int, total: int) -> Progress | N
     if on_progress is None:
         return None
     return lambda settled, _: on_progress(done + settled, total)
-
-
-def _merge(outcomes: Sequence[JobOutcome]) -> JobOutcome:
-    """One outcome for all batches: counts added, the first error kept."""
-    error = next((o.error for o in outcomes if o.error is not None), None)
-    return JobOutcome(
-        judged=sum(o.judged for o in outcomes),
-        skipped=sum(o.skipped for o in outcomes),
-        failed=sum(o.failed for o in outcomes),
-        failed_before=sum(o.failed_before for o in outcomes),
-        busy=sum(o.busy for o in outcomes),
-        error=error,
-    )

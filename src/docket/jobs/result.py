@@ -11,9 +11,10 @@ from docket.errors import ModelUnavailableError
 from docket.frames import frame
 from docket.ir.formats import Qrels
 from docket.ir.job_export import Grades, Level, export_rows, relevance_value
+from docket.jobs.bill.figures import JobPlan
 from docket.llm.usage import Usage
 from docket.relevance.types import Judgment, Pair
-from docket.runner import JobOutcome, StoredResults, apply_human_decisions
+from docket.runner import StoredResults, Tally, apply_human_decisions
 from docket.store.base import Store
 
 FRAME_COLUMNS = (
@@ -40,22 +41,21 @@ class JobRun:
         stopped_by: the budget cap that stopped the run and what is left ("" if none).
         spend: the job's spend in the store after the run (all runs and processes), when
             caps were given.
+        plan: the run's own plan, made at its start (``spec.bill.track``), else None.
+        elapsed_s: the run's wall time, from the first claim to the review queue.
     """
 
     job: str
     store: Store
     results: StoredResults
-    outcome: JobOutcome
+    outcome: Tally
     queued: int
     failed: list[tuple[str, str, str]]
     usage: Usage
     total: int
     stopped_by: str = ""
     spend: dict[str, float] | None = None
-    pilot: Any = None
-    """The :class:`~docket.jobs.pilot.PilotReport` when the run began with a pilot."""
-    plan: Any = None
-    """The :class:`~docket.jobs.plan.JobPlan` made at the start (``bill.track``)."""
+    plan: JobPlan | None = None
     elapsed_s: float = 0.0
     key_types: Mapping[str, Any] = field(default_factory=dict)
     """Dtypes of the input DataFrame's ``qid``/``docid`` columns that were not text

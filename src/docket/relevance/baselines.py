@@ -150,7 +150,9 @@ class SingleJudge:
             judgment, label=int(grade >= RELEVANT_GRADE), grade=grade, decided_by="judge"
         )
 
-    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
+    def finalize(
+        self, judgments: list[Judgment], most_escalations: int | None = None
+    ) -> list[Judgment]:
         """Identity."""
         return judgments
 
@@ -197,6 +199,8 @@ class MajorityJudge:
         fields = reply_fields(parsed.value, pair, agent=f"vote {index + 1}")
         return call_record(parsed, self.model.name, sample=index, seed=request.seed, **fields)
 
-    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
+    def finalize(
+        self, judgments: list[Judgment], most_escalations: int | None = None
+    ) -> list[Judgment]:
         """Identity."""
         return judgments

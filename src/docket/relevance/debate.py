@@ -110,7 +110,9 @@ class DreamJudge:
             previous = {turn["agent"]: turn for turn in turns}
         return await self._disagreement(pair, chunk, transcript)
 
-    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
+    def finalize(
+        self, judgments: list[Judgment], most_escalations: int | None = None
+    ) -> list[Judgment]:
         """Identity: DREAM decides each pair on its own."""
         return judgments
 

@@ -155,9 +155,9 @@ def _lara(
     oracle = run.gold if run.humans is None else run.humans
     curve = [
         run.point("lara", f"budget={b:.1%}", b, simulate_lara(judged, oracle, b))
-        for b in (sorted({*budgets, options.budget}) if budgets else [])
+        for b in (sorted({*budgets, options.lara_budget}) if budgets else [])
     ]
-    return simulate_lara(judged, oracle, options.budget), curve
+    return simulate_lara(judged, oracle, options.lara_budget), curve
 
 
 def _dream(

@@ -78,6 +78,12 @@ class Judge(Protocol):
         """Judge one pair."""
         ...
 
-    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
-        """Batch-level step after all pairs were judged (identity for most methods)."""
+    def finalize(
+        self, judgments: list[Judgment], most_escalations: int | None = None
+    ) -> list[Judgment]:
+        """Batch-level step after all pairs were judged (identity for most methods).
+
+        ``most_escalations``: a batch step that escalates (LARA) escalates at most this many
+        of ``judgments`` in all (a spend cap's ``escalations``); None: no limit.
+        """
         ...

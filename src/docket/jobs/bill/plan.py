@@ -1,104 +1,53 @@
 """Know the bill before paying it: what a job would cost, with no LLM call.
 
->>> from docket.jobs.plan import plan_job
+>>> from docket.jobs.bill.plan import plan_job
 >>> plan = plan_job("pairs.jsonl", method="dream", model="local")  # doctest: +SKIP
 >>> plan.calls.expected, plan.cost.expected, plan.notes  # doctest: +SKIP
 
 :func:`plan_job` takes what :func:`~docket.jobs.run_job` takes. It leaves out the pairs the
 store already holds for the job, runs the method's own code against models that answer at
-once (:mod:`docket.jobs.dry`) to get the real prompts of the best and worst case, counts
-their tokens (:mod:`docket.jobs.tokens`), prices them (:mod:`docket.jobs.prices`) and
+once (:mod:`docket.jobs.bill.dry`) to get the real prompts of the best and worst case, counts
+their tokens (:mod:`docket.jobs.bill.tokens`), prices them (:mod:`docket.jobs.bill.prices`) and
 turns calls into time and escalations into reviewer hours. Every figure that rests on an
 assumption says so in ``notes``.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from docket.jobs.dry import DryPair, dry_run
-from docket.jobs.inputs import job_input
-from docket.jobs.plan_figures import (
+from docket.errors import DocketError
+from docket.jobs.bill.dry import DryPair, dry_run
+from docket.jobs.bill.figures import (
+    PAIR_OVERHEAD_S,
+    InFlight,
+    JobPlan,
     PlanInputs,
     Range,
     calls_range,
+    in_flight_of,
     parallel_calls,
     review_seconds,
+    wall_seconds,
 )
-from docket.jobs.prices import PriceQuote, load_price_table, quote
+from docket.jobs.bill.prices import PriceQuote
+from docket.jobs.bill.tokens import TokenCounter, token_counter
+from docket.jobs.compose import price_quote, store_of
 from docket.jobs.spec import JobSpec
-from docket.jobs.tokens import TokenCounter, token_counter
+from docket.llm.model import Model
 from docket.llm.types import Message, Request
 from docket.relevance.types import Pair
-from docket.store import Store, finished_keys, open_store
+from docket.store import Store, finished_keys
 from docket.store.claims import failed_pairs
 
+log = logging.getLogger(__name__)
 COUNTED_PAIRS = 200
 """Pairs whose prompts are counted one by one; a larger job is extrapolated from a seeded sample."""
 SAMPLE_SEED = 17
-
-
-@dataclass(frozen=True)
-class JobPlan:
-    """What a job would do: pairs, calls, tokens, cost, time and reviewer workload.
-
-    Ranges are ``(fewest, expected, most)`` over the pairs still to judge; ``notes`` say
-    what each figure rests on (tokenizer, price source, assumed rates).
-    """
-
-    job: str
-    method: str
-    model: str
-    pairs: int
-    done: int
-    todo: int
-    calls: Range
-    prompt_tokens: Range
-    completion_tokens: Range
-    cached_tokens: Range
-    cost: Range
-    price: PriceQuote
-    token_source: str
-    counted_pairs: int
-    parallel_calls: int
-    latency_s: float | None
-    wall_s: Range | None
-    escalations: Range
-    review_s: float
-    review_hours: Range
-    notes: list[str] = field(default_factory=list)
-
-    @property
-    def tokens(self) -> Range:
-        """Prompt plus completion tokens."""
-        return self.prompt_tokens + self.completion_tokens
-
-    def to_json(self) -> dict[str, Any]:
-        """Plain dict for ``--json`` and for the store."""
-        ranges = ("calls", "prompt_tokens", "completion_tokens", "cached_tokens", "cost",
-                  "escalations", "review_hours")  # fmt: skip
-        out: dict[str, Any] = {k: getattr(self, k) for k in ("job", "method", "model", "pairs",
-                               "done", "todo", "token_source", "counted_pairs",
-                               "parallel_calls", "latency_s", "review_s", "notes")}  # fmt: skip
-        out.update({k: getattr(self, k).to_json() for k in ranges})
-        out["tokens"] = self.tokens.to_json()
-        out["wall_s"] = self.wall_s.to_json() if self.wall_s else None
-        out["price"] = self.price.to_json()
-        return out
-
-
-class PlanMade(Exception):  # noqa: N818 - a signal, not an error
-    """Raised by :func:`~docket.jobs.run_job` for a plan-only spec: carries the plan.
-
-    So every command and library function written on ``run_job`` (holes fill, simulate,
-    compare) plans the job it would run, with no LLM call.
-    """
-
-    def __init__(self, plan: JobPlan) -> None:
-        super().__init__(f"plan of job {plan.job}")
-        self.plan = plan
 
 
 def plan_job(
@@ -107,37 +56,32 @@ def plan_job(
     *,
     job: str | None = None,
     store: Store | str | None = None,
-    inputs: PlanInputs | None = None,
     **values: Any,
 ) -> JobPlan:
     """Plan the job :func:`~docket.jobs.run_job` would run on the same arguments; no LLM call.
 
     Args:
-        pairs, spec, job, store, values: as for :func:`~docket.jobs.run_job`.
-        inputs: prices, latency, review seconds and rates (:class:`PlanInputs`).
+        pairs, spec, job, store, values: as for :func:`~docket.jobs.run_job`; prices,
+            latency, review seconds and rates come from ``spec.bill.inputs``
+            (:class:`PlanInputs`, keyword ``plan_inputs=``), the price from ``spec.bill``.
 
     Raises:
         InputError: a malformed pair. ConfigError: invalid options or prices.
     """
     spec = spec or JobSpec.of(**values)
-    inputs = inputs or PlanInputs()
-    loaded = spec.select(job_input(pairs))
-    name = job or f"{loaded.stem}-{spec.method}"
-    price = quote(spec.model_name, load_price_table(inputs.config_path), inputs.prices)
-    opened = store if isinstance(store, Store) else open_store(store or spec.settings.db)
+    inputs = spec.bill.inputs
+    loaded = spec.load(pairs)
+    name = spec.job_name(loaded, job)
+    price = price_quote(spec)
+    opened = store_of(store, spec)
     held, seconds, seconds_source = _store_facts(opened, name, spec.retry_failed, inputs)
     todo = [p for p in loaded if p.key not in held]
     sample = _sample(todo, inputs.counted_pairs)
     counter = token_counter(spec.settings.model, probe=inputs.probe)
     counted = _count(dry_run(spec.options, spec.settings.model, sample), counter)
     scale = len(todo) / len(sample) if sample else 0.0
-    return _plan(name, spec, loaded_total(loaded), todo, counted, scale, counter, price,
+    return _plan(name, spec, len(loaded), todo, counted, scale, counter, price,
                  inputs, seconds, seconds_source, len(sample))  # fmt: skip
-
-
-def loaded_total(loaded: Any) -> int:
-    """Distinct pairs of the input."""
-    return len(loaded)
 
 
 def _store_facts(
@@ -200,7 +144,7 @@ def _shared_of(user_text: str) -> str:
 
 
 def _reply_tokens(request: Request, counter: TokenCounter, memo: dict[tuple[int, str], int]) -> int:
-    from docket.jobs.dry import typical_reply
+    from docket.jobs.bill.dry import typical_reply
 
     text = typical_reply(request, 1)
     key = (request.max_tokens, text)
@@ -230,9 +174,12 @@ def _plan(
     cost = Range(
         *(price.price.cost(p, c, o) for p, c, o in zip(prompt, cached, completion, strict=True))
     )
-    parallel = parallel_calls(spec, counted.per_round)
+    in_flight = inputs.in_flight or main_in_flight(spec, probe=inputs.probe)
+    parallel = parallel_calls(spec.settings, counted.per_round, in_flight)
     latency = inputs.latency_s
-    wall = None if latency is None else Range(*(c * latency / parallel for c in calls))
+    own = len(todo) * PAIR_OVERHEAD_S
+    wall = (None if latency is None
+            else Range(*(wall_seconds(c, latency, in_flight, parallel) + own for c in calls)))  # fmt: skip
     hours = Range(*(e * spec.reviews * seconds / 3600 for e in rates.escalations))
     notes = [
         f"tokens: {counter.source}" + (f", counted on {sampled} of {len(todo)} pairs" if sampled < len(todo) else ""),
@@ -243,13 +190,33 @@ def _plan(
     ]  # fmt: skip
     if latency is None:
         notes.append("time: give --latency SECONDS per call (or run a pilot) to estimate it")
+    else:
+        notes.append(f"time: {latency:g} s a call; {in_flight.source}; "
+                     f"{PAIR_OVERHEAD_S * 1000:g} ms of docket's own work per pair")  # fmt: skip
     if cached.expected:
         notes.append("cached tokens: the pair's shared prefix, if the provider caches prefixes")
     return JobPlan(
         name, spec.method, spec.model_name, total, total - len(todo), len(todo), calls, prompt,
         completion, cached, cost, price, counter.source, sampled, parallel, latency, wall,
-        rates.escalations, seconds, hours, notes,
+        rates.escalations, seconds, hours, notes, rates.assumed,
     )  # fmt: skip
+
+
+def main_in_flight(spec: JobSpec, *, probe: bool) -> InFlight:
+    """How the run's main model would keep calls in flight: built as the run builds it.
+
+    With ``probe`` the server is asked what it serves (its slots), as the run's first call
+    would; a server that cannot be asked leaves what the settings say.
+    """
+    settings = spec.settings
+    model = Model(settings.model, max_concurrency=settings.max_in_flight,
+                  request_timeout_s=settings.timeout)  # fmt: skip
+    if probe:
+        try:
+            asyncio.run(model.check_server())
+        except DocketError as exc:  # the run itself reports an unusable model
+            log.debug("no server facts for %s: %s", settings.model, exc)
+    return in_flight_of(model)
 
 
 __all__ = ["JobPlan", "PlanInputs", "Range", "plan_job"]

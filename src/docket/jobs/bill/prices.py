@@ -26,6 +26,7 @@ from docket.llm.provider import parse_model_name, provider_prefixes
 from docket.llm.usage import DEFAULT_PRICES, PRICES_DATE, Price
 
 FIELDS = ("input", "cached_input", "output")
+UNKNOWN = "no price known for this model: cost 0 (give --price-input/--price-output)"
 
 
 @dataclass(frozen=True)
@@ -35,10 +36,13 @@ class PriceQuote:
     model: str
     price: Price
     source: str
+    known: bool = True
+    """False when no price is known for a served model (it is then priced at 0)."""
 
     def to_json(self) -> dict[str, Any]:
         """Plain dict for ``--json``."""
-        return {"model": self.model, "source": self.source, **vars(self.price)}
+        return {"model": self.model, "source": self.source, "known": self.known,
+                **vars(self.price)}  # fmt: skip
 
 
 def load_price_table(path: Path | None = None) -> dict[str, Price]:
@@ -105,7 +109,7 @@ def quote(
     base, source = _base(name, table)
     given = {k: v for k, v in (flags or {}).items() if v is not None}
     if not given:
-        return PriceQuote(name, base or Price(0.0, 0.0, 0.0), source)
+        return PriceQuote(name, base or Price(0.0, 0.0, 0.0), source, known=source != UNKNOWN)
     if base is None and not {"input", "output"} <= set(given):
         raise ConfigError(
             f"--price-input and --price-output are both needed to price '{name}'",
@@ -125,4 +129,4 @@ def _base(name: str, table: Mapping[str, Price]) -> tuple[Price | None, str]:
         return DEFAULT_PRICES[name], f"docket's default table of {PRICES_DATE}"
     if name == "local" or name.startswith("local:") or name.startswith("fake:"):
         return None, "local model: no cost"
-    return None, "no price known for this model: cost 0 (give --price-input/--price-output)"
+    return None, UNKNOWN

@@ -1,6 +1,6 @@
-"""Budget caps that stop a job cleanly before it passes them, counted in the store.
+"""Spend caps that stop a job cleanly before it passes them, counted in the store.
 
-A :class:`Budget` holds a pair's worst case (from a dry run of the pair: its calls, their
+A :class:`CapGate` holds a pair's worst case (from a dry run of the pair: its calls, their
 tokens and cost at full ``max_tokens``, one escalation) in the job's spend row before the
 pair starts, so a pair starts only if it can finish; it is then the gate of every model
 call (:class:`~docket.llm.model.CallGate`), which spends from that hold, or from the row
@@ -18,8 +18,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from docket.errors import BudgetReachedError, ConfigError
-from docket.jobs.dry import DryRunner
+from docket.errors import CapReachedError, ConfigError
+from docket.jobs.bill.dry import DryRunner
+from docket.jobs.bill.figures import PlanInputs
+from docket.jobs.bill.live import LiveSpend
 from docket.llm.types import Completion, Request
 from docket.llm.usage import Price
 from docket.relevance import Judge, JudgeOptions
@@ -64,27 +66,21 @@ class Caps:
 
 @dataclass(frozen=True)
 class Bill:
-    """What a job may spend and how it is priced: caps, the main model's price, plan inputs.
+    """What a job may spend and how it is priced and tracked (the spec's ``bill``).
 
     Attributes:
-        caps: the budget caps (none by default).
+        caps: the spend caps (none by default).
         price: the main model's price (None: docket.toml, then the dated table, then 0).
-        plan_only: plan the job (:func:`docket.jobs.plan.plan_job`) instead of running it.
-        inputs: latency, review seconds and rates for the plan.
-        pilot: judge this many pairs first and re-plan (:mod:`docket.jobs.pilot`); 0: none.
-        gate: what the pilot must meet (a :class:`~docket.jobs.pilot.PilotGate`), or None.
+        inputs: prices, latency, review seconds and rates for plans (:class:`PlanInputs`).
         track: plan the run at its start (kept with the job), for planned against actual.
-        live: a :class:`~docket.jobs.live.LiveSpend` the run fills, for progress displays.
+        live: a :class:`~docket.jobs.bill.live.LiveSpend` the run fills, for progress displays.
     """
 
     caps: Caps = field(default_factory=Caps)
     price: Price | None = None
-    plan_only: bool = False
-    inputs: Any = None
-    pilot: int = 0
-    gate: Any = None
+    inputs: PlanInputs = field(default_factory=PlanInputs)
     track: bool = False
-    live: Any = None
+    live: LiveSpend | None = None
 
 
 def worst_tokens(request: Request) -> int:
@@ -105,7 +101,7 @@ _PAIR: contextvars.ContextVar[Hold | None] = contextvars.ContextVar(
 )
 
 
-class Budget:
+class CapGate:
     """The caps of one job in one process: pair holds and the per-call gate."""
 
     def __init__(self, store: Store, job: str, caps: Caps, price: Price, options: JudgeOptions,
@@ -126,10 +122,10 @@ class Budget:
         with self.store.session() as session:
             return take(session, self.job, delta, self.caps.limits())
 
-    def _stop(self, delta: Delta) -> BudgetReachedError:
+    def _stop(self, delta: Delta) -> CapReachedError:
         if not self.stopped:
             self.stopped = self._reason(delta)
-        return BudgetReachedError(self.stopped)
+        return CapReachedError(self.stopped)
 
     def _give(self, delta: Delta) -> None:
         if any(delta.values()):
@@ -144,7 +140,7 @@ class Budget:
                 left = max(0, cap - spent[name])
                 return (f"{FLAGS[name]} {cap:g}: {spent[name]:,.4g} spent, {left:,.4g} left, "
                         f"the next pair or call may need up to {need:,.4g}")  # fmt: skip
-        return "a budget cap"
+        return "a spend cap"
 
     async def worst_of_pair(self, pair: Pair) -> Delta:
         """The pair's most calls (a dry run), their worst tokens and cost, one escalation."""
@@ -169,7 +165,7 @@ class Budget:
 
     # -- the pair guard ------------------------------------------------------------------
     async def start_pair(self, pair: Pair) -> Hold:
-        """Hold the pair's worst case; raises BudgetReachedError if a cap would pass."""
+        """Hold the pair's worst case; raises CapReachedError if a cap would pass."""
         worst = await self.worst_of_pair(pair)
         # Pairs in flight hold their worst case and give most of it back: wait for them
         # before deciding that this pair does not fit.
@@ -178,7 +174,7 @@ class Budget:
                 raise self._stop(worst)
             await asyncio.sleep(WAIT_S)
         if self.stopped:
-            raise BudgetReachedError(self.stopped)
+            raise CapReachedError(self.stopped)
         self.in_flight += 1
         return Hold(dict(worst))
 
@@ -189,6 +185,24 @@ class Budget:
         if judgment is not None and judgment.decided_by == "escalated":
             left["escalations"] = left.get("escalations", 0) - 1
         self._give({k: -v for k, v in left.items()})
+
+    # -- a batch step's escalations ---------------------------------------------------------
+    def escalations_left(self) -> float | None:
+        """Escalations the cap still allows (None: no escalation cap)."""
+        cap = self.caps.escalations
+        return None if cap is None else max(0.0, cap - self.spent()["escalations"])
+
+    def count_escalations(self, count: int) -> None:
+        """Count a batch step's new escalations in the job's spend row."""
+        self._give({"escalations": count})
+
+    def stop_escalating(self, method: str, wanted: int, left: int) -> None:
+        """Say that the cap held a batch step's escalations back (the run is stopped)."""
+        self.stopped = self.stopped or (
+            f"--max-escalations {self.caps.escalations:g}: {method} would escalate {wanted} "
+            f"more pairs and {left} were left; the {left} it would send first were escalated, "
+            "the others keep the model's label"
+        )
 
     # -- the call gate (docket.llm.model.CallGate) ---------------------------------------
     def before(self, request: Request) -> Any:
@@ -220,25 +234,25 @@ class Budget:
             self._give({k: -v for k, v in back.items()})
 
 
-def until_stopped(pairs: Iterable[Pair], budget: Budget) -> Iterator[Pair]:
-    """``pairs`` until the budget stops (the rest are not read, claimed or judged)."""
+def until_stopped(pairs: Iterable[Pair], caps: CapGate) -> Iterator[Pair]:
+    """``pairs`` until the caps stops (the rest are not read, claimed or judged)."""
     for pair in pairs:
-        if budget.stopped:
+        if caps.stopped:
             return
         yield pair
 
 
 class CappedJudge:
-    """A judge whose pairs start only within the budget (see :class:`Budget`)."""
+    """A judge whose pairs start only within the caps (see :class:`CapGate`)."""
 
-    def __init__(self, judge: Judge, budget: Budget) -> None:
-        self.inner, self.budget = judge, budget
+    def __init__(self, judge: Judge, caps: CapGate) -> None:
+        self.inner, self.caps = judge, caps
         self.method = judge.method
         self.batch_step = getattr(judge, "batch_step", True)
 
     async def judge(self, pair: Pair) -> Judgment:
         """Hold the pair's worst case, judge it, return the unused hold."""
-        hold = await self.budget.start_pair(pair)
+        hold = await self.caps.start_pair(pair)
         token = _PAIR.set(hold)
         judgment = None
         try:
@@ -246,8 +260,29 @@ class CappedJudge:
             return judgment
         finally:
             _PAIR.reset(token)
-            self.budget.end_pair(hold, judgment)
+            self.caps.end_pair(hold, judgment)
 
-    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
-        """The inner judge's batch step."""
-        return self.inner.finalize(judgments)
+    def finalize(
+        self, judgments: list[Judgment], most_escalations: int | None = None
+    ) -> list[Judgment]:
+        """The inner judge's batch step, its escalations passed through the cap.
+
+        A batch step that escalates (LARA's human share) counts its new escalations in the
+        job's spend; past ``--max-escalations`` it escalates only what the cap leaves (the
+        pairs it would send first) and the run stops with the cap named.
+        """
+        before = _escalated(judgments)
+        after = self.inner.finalize(judgments, most_escalations)
+        new = len(_escalated(after) - before)
+        left = self.caps.escalations_left()
+        if left is None or new <= left:
+            self.caps.count_escalations(new)
+            return after
+        trimmed = self.inner.finalize(judgments, len(before) + int(left))
+        self.caps.count_escalations(len(_escalated(trimmed) - before))
+        self.caps.stop_escalating(self.method, new, int(left))
+        return trimmed
+
+
+def _escalated(judgments: list[Judgment]) -> set[tuple[str, str]]:
+    return {(j.qid, j.docid) for j in judgments if j.decided_by == "escalated"}

@@ -18,9 +18,9 @@ from typing import Any
 
 import numpy as np
 
-from docket.agreement import balanced_accuracy, cohen_kappa
-from docket.errors import ConfigError, PilotRejectedError
-from docket.jobs.plan_figures import Range
+from docket.agreement import MIN_PAIRS, balanced_accuracy, cohen_kappa
+from docket.errors import ConfigError
+from docket.jobs.bill.figures import PAIR_OVERHEAD_S, InFlight, Range, wall_seconds
 from docket.llm.usage import Price
 from docket.relevance.types import Judgment, Pair
 
@@ -90,32 +90,42 @@ class PilotReport:
     bacc: Range | None = None
     kappa: Range | None = None
     notes: list[str] = field(default_factory=list)
+    cache_hits: int = 0
+    """The pilot's calls the response cache answered (counted as calls all the same)."""
+    scored: int = 0
+    """Pilot pairs with a gold label: the n of ``bacc`` and ``kappa``."""
 
     def to_json(self) -> dict[str, Any]:
         """Plain dict for ``--json`` and the store."""
         return {
             "pairs": self.pairs, "remaining": self.remaining, "latency_s": self.latency_s,
+            "cache_hits": self.cache_hits, "scored": self.scored,
             "per_pair": {k: v.to_json() for k, v in self.per_pair.items()},
             "projected": {k: v.to_json() for k, v in self.projected.items()},
             "bacc": self.bacc.to_json() if self.bacc else None,
             "kappa": self.kappa.to_json() if self.kappa else None, "notes": self.notes,
         }  # fmt: skip
 
-    def check(self, gate: PilotGate) -> None:
-        """Raise :class:`PilotRejectedError` (one line) if the pilot misses the gate."""
+    def missed(self, gate: PilotGate) -> str:
+        """What the pilot missed of ``gate``, as one line ("" when it met every condition)."""
         if gate.min_kappa is not None:
             if self.kappa is None:
-                raise PilotRejectedError("--min-kappa needs gold labels in the input")
+                return "--min-kappa needs gold labels in the input"
+            if self.scored < MIN_PAIRS:
+                return (f"pilot kappa over {self.scored} gold-labelled pairs: too few to check "
+                        f"--min-kappa {gate.min_kappa:g} (a pilot of {MIN_PAIRS} or more)")  # fmt: skip
+            if math.isnan(self.kappa.expected):
+                return (f"pilot kappa is undefined over its {self.scored} pairs (one label only): "
+                        f"--min-kappa {gate.min_kappa:g} cannot be checked")  # fmt: skip
             if self.kappa.expected < gate.min_kappa:
-                raise PilotRejectedError(
+                return (
                     f"pilot kappa {self.kappa.expected:.2f} (95% {self.kappa.low:.2f}-"
                     f"{self.kappa.high:.2f}) is below --min-kappa {gate.min_kappa:g}"
                 )
         rate = self.per_pair["escalations"].expected
         if gate.max_escalation is not None and rate > gate.max_escalation:
-            raise PilotRejectedError(
-                f"pilot escalation rate {rate:.1%} is above --max-escalation {gate.max_escalation:g}"
-            )
+            return f"pilot escalation rate {rate:.1%} is above --max-escalation {gate.max_escalation:g}"
+        return ""
 
 
 FIGURES = ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens",
@@ -126,35 +136,69 @@ def measure(
     results: Sequence[tuple[Pair, Judgment]],
     remaining: int,
     price: Price,
+    in_flight: InFlight,
     parallel: int,
-    elapsed_s: float = 0.0,
+    span_s: float = 0.0,
+    own_in_flight: InFlight | None = None,
 ) -> PilotReport:
     """Measure the pilot's judgments and project ``remaining`` pairs (bootstrap intervals).
 
-    Wall time comes from the pilot's own pace (``elapsed_s`` over its pairs: store writes
-    and client overhead included) when given, else from call latency and ``parallel``.
+    A pair's calls and tokens are what it needed, answered by the server or by the
+    response cache (the rest of the job will not find its answers there). Wall time is the
+    measured latency of the server's answers run through the runner's ramp
+    (:func:`~docket.jobs.bill.figures.wall_seconds`: ``in_flight``, ``parallel``), so the
+    pilot's own start-up is not projected onto the rest; what the pilot took beyond its own
+    modelled calls (``span_s``, first pair settled to last, against ``own_in_flight``:
+    docket's work per pair) is added per pair.
     """
     rows = [_row(judgment, price) for _, judgment in results]
     rng = np.random.default_rng(SEED)
     index = rng.integers(0, len(rows), size=(BOOTSTRAP, len(rows))) if rows else None
     per_pair = {name: _interval([r[name] for r in rows], index) for name in FIGURES}
-    calls = sum(r["calls"] for r in rows)
-    latency = sum(r["latency_s"] for r in rows) / calls if calls else 0.0
+    live = sum(r["calls"] - r["cache_hits"] for r in rows)
+    hits = int(sum(r["cache_hits"] for r in rows))
+    latency = sum(r["latency_s"] for r in rows) / live if live else 0.0
     projected = {name: _scale(per_pair[name], remaining) for name in FIGURES}
-    mean_calls = per_pair["calls"].expected or 1.0
-    per_call_wall = (elapsed_s / len(rows) / mean_calls if elapsed_s and rows
-                     else latency / max(1, parallel))  # fmt: skip
-    projected["wall_s"] = _scale(per_pair["calls"], remaining * per_call_wall)
-    bacc, kappa = _quality(results, index)
-    notes = [f"pilot of {len(rows)} pairs; intervals: 95% bootstrap over its pairs"]
+    per_pair_s = _own_time(rows, latency, span_s, own_in_flight or in_flight, parallel)
+    projected["wall_s"] = Range(*(wall_seconds(c, latency, in_flight, parallel)
+                                  + per_pair_s * remaining for c in projected["calls"]))  # fmt: skip
+    bacc, kappa, scored = _quality(results, index)
+    notes = [f"pilot of {len(rows)} pairs; intervals: 95% bootstrap over its pairs",
+             f"wall time: {latency:.2f} s a call; {in_flight.source}"]  # fmt: skip
+    if hits:
+        total = int(sum(r["calls"] for r in rows))
+        notes.append(f"{hits} of the pilot's {total} calls came from the response cache; "
+                     "they count as the calls and tokens their pairs needed")  # fmt: skip
+    if not live:
+        notes.append("no call reached the server: no latency measured, no wall time")
     if bacc is None:
         notes.append("no gold labels: no bAcc or kappa")
-    return PilotReport(len(rows), remaining, per_pair, projected, latency, bacc, kappa, notes)
+    return PilotReport(len(rows), remaining, per_pair, projected, latency, bacc, kappa, notes,
+                       cache_hits=hits, scored=scored)  # fmt: skip
+
+
+def _own_time(rows: list[dict[str, float]], latency: float, span_s: float,
+              in_flight: InFlight, parallel: int) -> float:  # fmt: skip
+    """docket's own seconds per pair in the pilot: its time beyond its modelled calls.
+
+    ``span_s`` runs from the first pair settled to the last, so the start-up (the first
+    round trip, opening connections) is left out, as one round trip of the model is.
+    """
+    live = sum(r["calls"] - r["cache_hits"] for r in rows)
+    if len(rows) < 3 or not span_s or not live:
+        return PAIR_OVERHEAD_S
+    calls = wall_seconds(live, latency, in_flight, parallel) - latency
+    return max(PAIR_OVERHEAD_S, (span_s - calls) / (len(rows) - 1))
 
 
 def _row(judgment: Judgment, price: Price) -> dict[str, float]:
     usage = judgment.usage or {}
+    hits = float(usage.get("cache_hits", 0))
     row = {name: float(usage.get(name, 0)) for name in FIGURES[:5]}
+    row["calls"] += hits
+    row["prompt_tokens"] += float(usage.get("cache_hit_prompt_tokens", 0))
+    row["completion_tokens"] += float(usage.get("cache_hit_completion_tokens", 0))
+    row["cache_hits"] = hits
     row["parse_failures"] = float(judgment.parse_failures)
     row["escalations"] = float(judgment.decided_by == "escalated")
     row["latency_s"] = float(usage.get("latency_s", 0.0))
@@ -178,17 +222,18 @@ def _scale(per_pair: Range, factor: float) -> Range:
 
 def _quality(
     results: Sequence[tuple[Pair, Judgment]], index: np.ndarray | None
-) -> tuple[Range | None, Range | None]:
+) -> tuple[Range | None, Range | None, int]:
+    """bAcc and kappa of the pilot's labels against gold, and how many pairs have gold."""
     scored = [(p.label, j.label) for p, j in results if p.label is not None]
     if not scored or index is None:
-        return None, None
+        return None, None, 0
     # An escalated pair has no label yet: it counts as a miss (-1 matches no class).
     gold = [g for g, _ in scored]
     pred = [-1 if label is None else label for _, label in scored]
     keep = [i for i, (p, _) in enumerate(results) if p.label is not None]
     position = {original: k for k, original in enumerate(keep)}
     return (_stat(gold, pred, balanced_accuracy, index, position),
-            _stat(gold, pred, cohen_kappa, index, position))  # fmt: skip
+            _stat(gold, pred, cohen_kappa, index, position), len(scored))  # fmt: skip
 
 
 def _stat(gold: list[int], pred: list[int], fn: Callable[..., float], index: np.ndarray,
