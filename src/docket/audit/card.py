@@ -162,21 +162,6 @@ def _systems_markdown(report: PpiReport) -> list[str]:
     return lines
 
 
-def ppi_qrels(store: Store, job: str, original: Qrels, rel_level: int = 1) -> Qrels:
-    """The completed qrels a prediction-powered evaluation takes as its LLM labels.
-
-    The original qrels plus the job's labels with the escalations' human decisions, but on
-    audited pairs the *automatic* label, not the audit's answer: the answers are the human
-    sample that corrects the automatic labels, and a pair whose LLM label already is the
-    human one would make its correction zero.
-    """
-    completed = complete_qrels(store, job, original, rel_level=rel_level).completed
-    for pair in audit_labels(store, job):
-        if pair.docid not in original.get(pair.qid, {}):
-            completed.setdefault(pair.qid, {})[pair.docid] = rel_level * pair.auto_label
-    return completed
-
-
 def system_table(
     store: Store,
     job: str,
@@ -187,13 +172,16 @@ def system_table(
     confidence: float = 0.95,
     rel_level: int = 1,
 ) -> PpiReport:
-    """Every system under ``measures`` with prediction-powered intervals from the job's audit
-    (:func:`docket.audit.systems.evaluate_systems_ppi` over :func:`ppi_qrels`).
+    """Every system under ``measures`` with prediction-powered intervals from the job's audit.
+
+    The LLM labels are the completed qrels (original + the job's labels, reviewers'
+    decisions applied); :func:`docket.audit.systems.evaluate_systems_ppi` puts the
+    automatic label back on each audited pair, whose answer is the human sample.
 
     Raises:
         ConfigError, InputError: as :func:`~docket.audit.systems.evaluate_systems_ppi`.
     """
-    llm = ppi_qrels(store, job, original or {}, rel_level)
+    llm = complete_qrels(store, job, original or {}, rel_level=rel_level).completed
     sample = from_audit(audit_labels(store, job), job)
     return evaluate_systems_ppi(
         runs, llm, sample, measures, alpha=1 - confidence, original=original or None
