@@ -133,10 +133,11 @@ def draw_audit(
         raise ConfigError(f"--allocation must be proportional or neyman, not '{allocation}'")
     with store.session() as session:
         drawn = _drawn_rows(session, job)
+        recorded = drawn[0].by if drawn else by or "outcome"
+        population = read_population(session, job, by=recorded, seed=seed)
+        total = parse_size(size, population.total)  # a size no audit can have, first
         by = _same_design(drawn, by, seed)
-        population = read_population(session, job, by=by, seed=seed)
         check_unchanged(population, drawn)
-        total = parse_size(size, population.total)
         counts = _counts(drawn)
         if total < sum(counts.values()):
             raise InputError(
