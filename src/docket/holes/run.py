@@ -172,9 +172,9 @@ def fill_holes(
         whole_pool: judge the judged pooled pairs too (as ``audit``) and also return the
             qrels of the new labels alone (``result.whole_pool``), to compare the two
             completions (``docket eval systems --whole-pool-qrels``).
-        guidance, guidance_field: each query's guidance for the prompt (the collection's
-            description of what counts as relevant): ``{qid: text}`` or a file, or the
-            fields (``desc,narr``) of ``queries`` to read (:func:`load_guidance`).
+        guidance: each query's guidance for the prompt (the collection's description of
+            what counts as relevant): ``{qid: text}`` or a file (:func:`load_guidance`).
+        guidance_field: or the fields (``desc,narr``) of ``queries`` to read it from.
     """
     spec = spec or JobSpec.of()
     original, systems, texts, documents = load_ir_inputs(qrels, runs, queries, corpus, **inputs)

@@ -147,19 +147,19 @@ def _judge_all(
     """The runner's loop over the pairs (within the caps), then the method's batch step."""
     feed = loaded if caps is None else until_stopped(loaded, caps)
     judge = judge if caps is None else CappedJudge(judge, caps)
-    tally = Tally()
+    tally, total = Tally(), len(loaded)
     report = on_progress or (lambda _settled, _total: None)
     with job_executor(spec.options, spec.settings) as executor:
         asyncio.run(
             judge_pairs(
                 store, job, feed, judge, concurrency=models.pairs_at_once(),
                 retry_failed=spec.retry_failed, tally=tally, executor=executor,
-                on_result=lambda _pair, _judgment: report(tally.settled, len(loaded)),
+                on_result=lambda _pair, _judgment: report(tally.settled, total),
                 required_reviews=spec.reviews,
             )
         )  # fmt: skip
         usage = run_usage(models, executor)
-    report(len(tally.seen) - tally.busy, len(loaded))
+    report(len(tally.seen) - tally.busy, total)
     # The batch step runs over what was finished even after a model failure: nothing is lost.
     finalize_job(store, job, judge)
     return tally, usage

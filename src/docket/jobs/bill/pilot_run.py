@@ -39,9 +39,12 @@ def run_pilot(
     """Judge a seeded stratified sample of ``n`` pairs in the job, measure it, keep the report.
 
     Args:
-        pairs, spec, job, store: as for :func:`~docket.jobs.run_job` (the same job).
+        pairs: the job's pairs, as for :func:`~docket.jobs.run_job`.
+        spec: the job's spec, as for :func:`~docket.jobs.run_job`.
         n: pairs in the pilot (between 1 and the job's pairs).
         gate: what the pilot must meet before the main run should start.
+        job: the job's name, as for :func:`~docket.jobs.run_job` (the same job).
+        store: the store, as for :func:`~docket.jobs.run_job`.
 
     Raises:
         ConfigError: a pilot larger than the job, or a cap lower than the pilot's own

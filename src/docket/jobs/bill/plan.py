@@ -61,9 +61,13 @@ def plan_job(
     """Plan the job :func:`~docket.jobs.run_job` would run on the same arguments; no LLM call.
 
     Args:
-        pairs, spec, job, store, values: as for :func:`~docket.jobs.run_job`; prices,
-            latency, review seconds and rates come from ``spec.bill.inputs``
-            (:class:`PlanInputs`, keyword ``plan_inputs=``), the price from ``spec.bill``.
+        pairs: as for :func:`~docket.jobs.run_job`.
+        spec: as for :func:`~docket.jobs.run_job`; prices, latency, review seconds and
+            rates come from ``spec.bill.inputs`` (:class:`PlanInputs`, keyword
+            ``plan_inputs=``), the price from ``spec.bill``.
+        job: as for :func:`~docket.jobs.run_job`.
+        store: as for :func:`~docket.jobs.run_job`.
+        **values: as for :func:`~docket.jobs.run_job` (the spec's keywords).
 
     Raises:
         InputError: a malformed pair. ConfigError: invalid options or prices.
