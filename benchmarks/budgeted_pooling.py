@@ -75,7 +75,20 @@ def tables(out: dict) -> list[Table]:
         else f"at 25% budget the best adaptive order recovers {mean:.2f}x what depth does: "
         f"NOT the {TARGET}x target (short by {TARGET - mean:.2f}x)"
     )
+    if out.get("x_depth"):
+        result.append(_ratio_table(out["x_depth"]))
     return result
+
+
+def _ratio_table(x_depth: dict) -> Table:
+    """Each order's ratio to depth per budget, mean over the drop seeds, per pool."""
+    budgets = sorted({b for by in x_depth.values() for o in by.values() for b in o}, key=int)
+    table = Table(["pool", "order", *[f"x depth @{b}" for b in budgets]],
+                  title="Relevant pairs found, ratio to depth (mean over drop seeds)")  # fmt: skip
+    for pool, by_order in x_depth.items():
+        for order, by_budget in by_order.items():
+            table.add(pool, order, *[by_budget.get(b) for b in budgets])
+    return table
 
 
 def _times(ratio: float | None) -> str:
