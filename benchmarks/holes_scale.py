@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _table import Table, print_tables, write_results
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 RUNS, PER_QUERY, DEPTH = 8, 32, 20
@@ -112,17 +114,22 @@ def main() -> None:
     for key, name in (("seconds", "ms_per_batch_over_unbudgeted"),
                       ("cpu_seconds", "cpu_ms_per_batch_over_unbudgeted")):  # fmt: skip
         ordered[name] = 1000 * (ordered[key] - plain[key]) / ordered["batches"]
-    print(f"{'mode':11} {'pairs':>7} {'judged':>7} {'s':>7} {'cpu s':>6} {'pairs/s':>8} "
-          f"{'first s':>8} {'peak MB':>8} {'ms/batch':>8} {'cpu ms/b':>8}")  # fmt: skip
-    for r in rows:
-        wall, cpu = r.get("ms_per_batch_over_unbudgeted"), r.get("cpu_ms_per_batch_over_unbudgeted")
-        print(f"{r['mode']:11} {r['pairs']:>7} {r['judged']:>7} {r['seconds']:>7.1f} "
-              f"{r['cpu_seconds']:>6.1f} {r['pairs_per_s']:>8.0f} {r['first_pair_s'] or 0:>8.2f} "
-              f"{r['peak_mb']:>8.0f} {'-' if wall is None else f'{wall:.0f}':>8} "
-              f"{'-' if cpu is None else f'{cpu:.0f}':>8}")  # fmt: skip
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "holes_scale.json").write_text(json.dumps(
-        {"queries": args.queries, "batch": args.batch, "rows": rows}, indent=2) + "\n")  # fmt: skip
+    result = {"queries": args.queries, "batch": args.batch, "rows": rows}
+    write_results(RESULTS / "holes_scale.json", result)
+    print_tables(tables(result))
+
+
+def tables(result: dict) -> list[Table]:
+    """One line per mode: speed, peak memory, time to the first pair, overhead per batch."""
+    table = Table(["mode", "pairs", "judged", "s", "cpu s", "pairs/s", "first s", "peak MB",
+                   "ms/batch", "cpu ms/batch"],
+                  title=f"{result['queries']:,} queries, batches of {result['batch']}")  # fmt: skip
+    for r in result["rows"]:
+        table.add(r["mode"], r["pairs"], r["judged"], r["seconds"], r.get("cpu_seconds"),
+                  r["pairs_per_s"], r["first_pair_s"], r["peak_mb"],
+                  r.get("ms_per_batch_over_unbudgeted"),
+                  r.get("cpu_ms_per_batch_over_unbudgeted"))  # fmt: skip
+    return [table]
 
 
 if __name__ == "__main__":
