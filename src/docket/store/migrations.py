@@ -139,6 +139,9 @@ LEDGER: tuple[Migration, ...] = (
     Migration(4, "tables create_all made before the ledger", (CreateTables(_PRE_LEDGER),)),
     # Issue 17: budget caps count a job's spend in the store; plans and pilots kept with it.
     Migration(5, "job spend and notes", (CreateTables(("job_spend", "job_notes")),)),
+    # Issue 26: the answered calls of unfinished pairs stay with the job, so a resume on any
+    # worker replays them instead of paying again, whatever the response cache setting.
+    Migration(7, "call journal", (CreateTables(("call_journal",)),)),
 )
 
 

@@ -54,10 +54,6 @@ def require_token(request: Request, _scheme: Annotated[Any, Depends(bearer)]) ->
 
 
 def _register_v1(app: FastAPI) -> None:
-    @app.get("/health", tags=["meta"])
-    def health() -> dict[str, str]:
-        return {"status": "ok", "version": __version__}
-
     @app.get("/v1/rules", tags=["verify"], response_model=list[RuleInfo])
     def rules(
         request: Request, caller: Annotated[Viewer, Depends(require_token)]
