@@ -45,16 +45,22 @@ class Gate:
     died (or gave up) is not one.
     """
 
-    def __init__(self, method: str, open_for: float) -> None:
+    def __init__(self, method: str, open_for: float, flaky: bool = False) -> None:
         self.reply = _stance if method == "dream" else (lambda _body: GOOD)
         self.left, self.answered, self.held = open_for, 0, 0
         self.lock, self.release = threading.Lock(), threading.Event()
+        self.flaky, self.started = flaky, set()
 
     def __call__(self, body: dict[str, Any]) -> Reply | str:
         with self.lock:
             self.left -= 1
             hold = self.left < 0
             self.held += hold
+            doc = re.search(r"Egg note \d+", user_text(body))
+            first = doc is not None and doc.group() not in self.started
+            self.started.add(doc.group() if doc else "")
+        if self.flaky and first:  # each pair's first request fails once: one retry a pair
+            return Reply(500, {"error": {"message": "injected fault"}})
         if hold:
             self.release.wait(60)
             return Reply(503, {"error": "held"})
@@ -79,10 +85,12 @@ def _pairs(tmp_path: Path) -> Path:
     return path
 
 
-def _judge(pairs: Path, model: str, db: str, method: str, *extra: str) -> subprocess.Popen:
+def _judge(
+    pairs: Path, model: str, db: str, method: str, *extra: str, retries: int = 0
+) -> subprocess.Popen:
     command = [
-        sys.executable, "-m", "docket", "judge", str(pairs), "--method", method,
-        "--model", model, "--db", db, "--job", "j", "--cache", "off", "--max-retries", "0",
+        sys.executable, "-m", "docket", "judge", str(pairs), "--method", method, "--model",
+        model, "--db", db, "--job", "j", "--cache", "off", "--max-retries", str(retries),
         "--concurrency", str(PAIRS), *METHODS[method], *extra,
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1"}
@@ -90,14 +98,19 @@ def _judge(pairs: Path, model: str, db: str, method: str, *extra: str) -> subpro
                             stderr=subprocess.PIPE, text=True)  # fmt: skip
 
 
-def _needed(tmp_path: Path, method: str) -> int:
-    """The requests an uninterrupted run of the job makes."""
+def _needed(method: str) -> int:
+    """The requests an uninterrupted run of the job makes (``test_the_calls_a_job_needs``)."""
+    return PAIRS * (4 if method == "dream" else 3)  # 2 agents x 2 rounds; 3 votes
+
+
+@pytest.mark.parametrize("method", sorted(METHODS))
+def test_the_calls_a_job_needs(tmp_path: Path, method: str) -> None:
     gate = Gate(method, float("inf"))
     with serve(gate) as server:
         run = _judge(_pairs(tmp_path), server.model(), str(tmp_path / "ref.db"), method)
         _out, err = run.communicate(timeout=120)
     assert run.returncode == 0, err[-3000:]
-    return gate.answered
+    assert gate.answered == _needed(method)
 
 
 def _saved(db: str) -> int:
@@ -133,13 +146,13 @@ def _wait_held(gate: Gate, process: subprocess.Popen) -> None:
 def test_a_stopped_run_resumes_without_paying_a_call_twice(
     tmp_path: Path, db: str, method: str, stop: str
 ) -> None:
-    needed = _needed(tmp_path, method)
+    needed = _needed(method)
     pairs = _pairs(tmp_path)
     gate = Gate(method, open_for=needed // 2 + 1)  # some pairs done, others half-way
     with serve(gate) as server:
         process = _judge(pairs, server.model(), db, method)
         _wait_held(gate, process)
-        time.sleep(1.0)  # the answers before the hold are kept (every half second)
+        time.sleep(1.5)  # the answers before the hold are kept (every half second)
         process.send_signal(signal.SIGINT if stop == "sigint" else signal.SIGKILL)
         _out, err = process.communicate(timeout=60)
         assert process.returncode == (130 if stop == "sigint" else -9), err[-3000:]
@@ -157,17 +170,18 @@ def test_a_stopped_run_resumes_without_paying_a_call_twice(
 def test_a_capped_run_finishes_the_pairs_it_started_and_resumes_without_paying_twice(
     tmp_path: Path, db: str, method: str
 ) -> None:
-    needed = _needed(tmp_path, method)
+    needed = _needed(method)
     pairs = _pairs(tmp_path)
-    gate = Gate(method, float("inf"))
+    gate = Gate(method, float("inf"), flaky=True)  # every pair needs one retry
     with serve(gate) as server:
-        capped = _judge(pairs, server.model(), db, method, "--max-calls", str(needed // 2))
+        cap = ("--max-calls", str(needed // 2))
+        capped = _judge(pairs, server.model(), db, method, *cap, retries=2)
         _out, err = capped.communicate(timeout=120)
         assert capped.returncode == 5, err[-3000:]
         before, saved = gate.answered, _saved(db)
         assert 0 < saved < PAIRS
         assert before == saved * needed // PAIRS  # no pair was dropped half-way
-        rerun = _judge(pairs, server.model(), db, method)
+        rerun = _judge(pairs, server.model(), db, method, retries=2)
         _out, err = rerun.communicate(timeout=120)
         assert rerun.returncode == 0, err[-3000:]
     assert _saved(db) == PAIRS and gate.answered == needed

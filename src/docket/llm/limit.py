@@ -166,7 +166,7 @@ class AdaptiveLimit:
     def _increase(self) -> None:
         step = 1.0 if self.slow_start else 1.0 / self.limit
         self.limit = min(float(self.bound), self.limit + step)
-        if self.current >= 1.25 * self._kept:
+        if self.current >= 1.25 * self._kept or self._kept < self.current == self.bound:
             self._keep()
 
     def _keep(self) -> None:

@@ -74,11 +74,11 @@ class RetryPolicy:
 class CallGate(Protocol):
     """Sees every provider call (each retry too): may refuse it, and learns what it cost.
 
-    ``before`` raises to refuse the call (a budget cap); ``after`` gets the completion, or
-    None when the attempt failed (a provider bills failed attempts too).
+    ``before`` raises to refuse the call (a budget cap), or waits for room; ``after`` gets
+    the completion, or None when the attempt failed (a provider bills failed attempts too).
     """
 
-    def before(self, request: Request) -> Any:
+    async def before(self, request: Request) -> Any:
         """Admit one call of ``request``; returns a ticket for :meth:`after`."""
 
     def after(self, ticket: Any, completion: Completion | None) -> None:
@@ -261,7 +261,7 @@ class Model:
     async def _gated_call(self, request: Request, timeout_s: float | None) -> Completion:
         if self.gate is None:
             return await self._call_once(request, timeout_s)
-        admitted = self.gate.before(request)  # may refuse: a budget cap
+        admitted = await self.gate.before(request)  # may refuse (a budget cap), or wait
         completion = None
         try:
             completion = await self._call_once(request, timeout_s)
