@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 
 
@@ -68,10 +69,8 @@ class PgOutage:
             pass
         finally:
             for end in (source, sink):
-                try:
+                with contextlib.suppress(OSError):
                     end.close()
-                except OSError:
-                    pass
 
     def stop(self) -> None:
         """Take the server away: open connections are cut, new ones refused."""

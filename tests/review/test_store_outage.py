@@ -50,12 +50,15 @@ def test_an_outage_is_a_503_without_store_details_and_health_reports_it(
         for headers, cookies in ((bearer, {}), ({"Accept": "application/json"},
                                                 {"docket_review_session": "x" * 40})):  # fmt: skip
             client.cookies.clear()
-            response = client.get("/queue", headers=headers, cookies=cookies)
+            for name, value in cookies.items():
+                client.cookies.set(name, value)
+            response = client.get("/queue", headers=headers)
             assert response.status_code == 503, response.text
             assert response.json()["error"] == "the store is unavailable"
             _no_store_details(response, outage)
-        posted = client.post("/login", data={"token": token}, headers=bearer)
-        assert posted.status_code == 503
+        client.cookies.clear()
+        posted = client.post("/tasks/1/decision", data={"x": "1"}, headers=bearer)  # the gate
+        assert posted.status_code == 503, posted.text
         _no_store_details(posted, outage)
         health = client.get("/health")
         assert health.status_code == 503 and health.json()["status"] == "unavailable"

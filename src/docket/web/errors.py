@@ -102,8 +102,9 @@ def store_unavailable(request: Request, exc: StoreError, headers: Headers = None
     Not the caller's fault, so never a 400; its user, host, port and name stay in the log.
     """
     log.error("%s %s: %s (%s)", request.method, request.url.path, exc.message, exc.hint)
-    return answer(request, 503, STORE_DOWN, "try again in a minute", {**(headers or {}),
-                                                                     "Retry-After": "30"})
+    return answer(
+        request, 503, STORE_DOWN, "try again in a minute", {**(headers or {}), "Retry-After": "30"}
+    )
 
 
 def install_error_handlers(app: FastAPI, html_page: HtmlErrorPage | None = None) -> None:
