@@ -249,7 +249,7 @@ def test_a_bad_store_is_reported_before_the_first_llm_call(
 
     def counted(request) -> str:  # type: ignore[no-untyped-def]
         calls.append(asked_rule(request))
-        return "PASS"
+        return "VERDICT: PASS"  # readable by both tiers
 
     model = register_fake("cli-counted", counted)
     bad = tmp_path / "notes.txt"

@@ -93,3 +93,21 @@ def test_a_refused_decision_keeps_the_reviewer_on_the_item(
     assert answer.status_code == 409 and answer.headers["content-type"].startswith("text/html")
     assert "Your decision was not saved" in answer.text and f"Task {task_id}" in answer.text
     assert "S1 states the boiling point." in answer.text  # the item itself, not an error page
+
+
+def test_a_refused_decision_keeps_the_note_and_grade_the_reviewer_typed(
+    client: TestClient, store: Store, tokens: dict
+) -> None:
+    task_id = _enqueue(store, relevance_payload())
+    csrf = login(client, tokens["ann"])
+    note = "S1 is <b>on topic</b>, but\nS2 is not"
+    # "irrelevant" with grade 2 contradicts itself: refused, the reviewer stays on the item.
+    form = {"label": "0", "grade": "2", "note": note, "csrf_token": csrf}
+    answer = client.post(f"/tasks/{task_id}/decision", data=form, follow_redirects=False)
+    assert answer.status_code == 400 and "Your decision was not saved" in answer.text
+    escaped = note.replace("<", "&lt;").replace(">", "&gt;")
+    assert f'maxlength="10000">{escaped}</textarea>' in answer.text
+    assert 'name="grade" value="2" data-key="2" checked' in answer.text
+    assert 'name="grade" value="" checked' not in answer.text
+    fresh = client.get(f"/tasks/{task_id}").text  # a fresh page starts empty
+    assert 'maxlength="10000"></textarea>' in fresh and 'value="" checked' in fresh

@@ -19,12 +19,13 @@ from docket.adherence.record import Record
 from docket.adherence.verify import Submission, Verifier, VerifierConfig
 from docket.adherence.verify.verdict import Verdict
 from docket.cli import web_flags
-from docket.cli.common import console, escape, model_factory, out
-from docket.cli.outputs import output_path
-from docket.cli.verify_report import stats_tables, summary_tables
+from docket.cli.common import EXIT_FAILED, console, escape, model_factory, out
+from docket.cli.outputs import notes_console, output_path
+from docket.cli.verify_report import flag_tables, stats_tables, summary_tables
 from docket.config import load_settings
 from docket.errors import ConfigError, ModelUnavailableError
 from docket.fanout import bounded_map
+from docket.writing import write_atomically
 
 if TYPE_CHECKING:
     from docket.store.base import Store
@@ -118,6 +119,10 @@ async def _verify_all(verifier: Verifier, records: list[Record], concurrency: in
         )
 
 
+UNREAD = ("unparsed", "model_error")
+"""Causes of LLM checks whose reply could not be read (the model answered, but not usably)."""
+
+
 def unreachable_error(verdicts: list[Verdict], written: str) -> ModelUnavailableError | None:
     """The error to exit with when some LLM checks could not reach their model."""
     failed = [r for v in verdicts for r in v.results if r.cause == "model_unavailable"]
@@ -127,6 +132,18 @@ def unreachable_error(verdicts: list[Verdict], written: str) -> ModelUnavailable
     return ModelUnavailableError(
         f"{len(failed)} of {llm} LLM checks could not reach their model ({failed[0].error})",
         hint=f"start the model server or fix --sim-model/--sub-model; {written}",
+    )
+
+
+def unread_line(verdicts: list[Verdict], written: str) -> str | None:
+    """The one line to exit with when some LLM checks got replies that could not be read."""
+    unread = [r for v in verdicts for r in v.results if r.cause in UNREAD]
+    if not unread:
+        return None
+    llm = sum(1 for v in verdicts for r in v.results if r.tier != "fmt")
+    return (
+        f"{len(unread)} of {llm} LLM checks could not be read ({unread[0].error}); "
+        f"they are needs_review, not verdicts: check the model or rerun; {written}"
     )
 
 
@@ -146,7 +163,10 @@ def run(
     output: Annotated[
         Path | None,
         typer.Option(
-            "--output", "-o", help="write one verdict per line (JSONL)", callback=output_path
+            "--output",
+            "-o",
+            help="write one verdict per line (JSONL; '-': standard output)",
+            callback=output_path,
         ),
     ] = None,
     db: Annotated[str | None, typer.Option("--db", help="also save runs to this store")] = None,
@@ -161,14 +181,17 @@ def run(
     store = _open_store(db) if db is not None else None
     verdicts = asyncio.run(_verify_all(verifier, records, concurrency))
     if output is not None:
-        output.write_text("".join(v.model_dump_json() + "\n" for v in verdicts), encoding="utf-8")
+        write_atomically(output, (v.model_dump_json() + "\n" for v in verdicts))
     if store is not None and db is not None:
         _save(store, db, verdicts, verifier)
     for table in summary_tables(verifier.ruleset, verdicts):
-        out.print(table)
+        notes_console(output).print(table)
     kept = f"the per-rule records are in {output}" if output else "see the summary above"
     if (error := unreachable_error(verdicts, kept)) is not None:
         raise error
+    if (line := unread_line(verdicts, kept)) is not None:
+        console.print(f"error: {escape(line)}", soft_wrap=True)
+        raise typer.Exit(EXIT_FAILED)
 
 
 def _open_store(db: str) -> Store:
@@ -211,21 +234,9 @@ def stats(
     if as_json:
         out.print_json(payload.model_dump_json())
         return
-    for table in stats_tables(payload.by_rule, payload.by_tier):
+    tables = stats_tables(payload.by_rule, payload.by_tier)
+    for table in tables + flag_tables(payload.flags_by_rule, payload.flags_by_annotator):
         out.print(table)
-
-
-def _parse_tokens(values: list[str]) -> dict[str, str]:
-    tokens = {}
-    for value in values:
-        name, sep, secret = value.partition("=")
-        name, secret = (name, secret) if sep else ("default", value)
-        if len(secret) < 16:
-            raise ConfigError(
-                "a token must be at least 16 characters", hint="use NAME=TOKEN or TOKEN"
-            )
-        tokens[secret] = name
-    return tokens
 
 
 @app.command("serve")
@@ -241,10 +252,12 @@ def serve(
     cache: CacheOpt = None,
     host: Annotated[str, typer.Option("--host", help="interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="port to listen on")] = 8765,
-    token: Annotated[
-        list[str] | None,
+    token_file: Annotated[
+        Path | None,
         typer.Option(
-            "--token", help="bearer token NAME=TOKEN (repeatable); or `docket verify token add`"
+            "--token-file",
+            help="file of start-up bearer tokens, one NAME=TOKEN a line (also read: "
+            "$DOCKET_VERIFY_TOKEN); or `docket verify token add`",
         ),
     ] = None,
     admin: Annotated[
@@ -263,10 +276,10 @@ def serve(
     secure_cookies: web_flags.SecureCookies = False,
 ) -> None:
     """Start the verification API and the annotator page."""
-    import uvicorn
-
     from docket.adherence.web.api import DEFAULT_SETTINGS, create_app
+    from docket.adherence.web.tokens import startup_tokens
     from docket.store.base import open_store
+    from docket.web.serve import bind, serve
 
     settings = web_flags.web_settings(
         DEFAULT_SETTINGS,
@@ -282,13 +295,17 @@ def serve(
         lockout_seconds=lockout_seconds,
         secure_cookies=secure_cookies,
     )
+    bind(host, port).close()  # a bad --host or --port is refused before the model loads
+    tokens, admins = startup_tokens(token_file), set(admin or [])
     verifier = build_verifier(rules, model, sim_model, sub_model, mode, timeout, overflow, cache)
     store = open_store(load_settings(db=db).db)
-    tokens, admins = _parse_tokens(token or []), set(admin or [])
     app_ = create_app(verifier, store=store, tokens=tokens, admins=admins, settings=settings)
-    console.print(f"annotator page: http://{host}:{port}/annotate", soft_wrap=True)
-    console.print(f"API schema:     http://{host}:{port}/openapi.json", soft_wrap=True)
-    uvicorn.run(app_, host=host, port=port, log_level="warning")
+
+    def announce(url: str) -> None:
+        console.print(f"annotator page: {url}/annotate", soft_wrap=True)
+        console.print(f"API schema:     {url}/openapi.json", soft_wrap=True)
+
+    serve(app_, host, port, announce)
 
 
 @token_app.command("add")

@@ -1,4 +1,4 @@
-"""Tables for ``docket verify``: batch summary by rule and tier, feedback statistics."""
+"""Tables for ``docket verify``: batch summary by rule and tier, feedback and flag statistics."""
 
 from __future__ import annotations
 
@@ -91,5 +91,28 @@ def stats_tables(by_rule: list[dict[str, Any]], by_tier: list[dict[str, Any]]) -
                 str(row["dismissed"]),
                 _rate(row),
             )
+        tables.append(table)
+    return tables
+
+
+def flag_tables(by_rule: list[dict[str, Any]], by_annotator: list[dict[str, Any]]) -> list[Table]:
+    """Flag rate and fixes in later updates, per rule and per annotator (every saved run)."""
+    tables = []
+    for title, rows, first in (("rule", by_rule, "rule"), ("annotator", by_annotator, "annotator")):
+        table = Table(title=f"flags by {title} (not_yet is no flag)")
+        columns = [first, *(["tier"] if rows is by_rule else [])]
+        columns += ["checked", "flags", "flag rate", "flagged items", "fixed in an update"]
+        for column in columns:
+            table.add_column(column, justify="left" if column in (first, "tier") else "right")
+        for row in rows:
+            rate = row["flag_rate"]
+            cells = [escape(row["key"]), *([row["tier"]] if rows is by_rule else [])]
+            cells += [
+                str(row["checked"]),
+                str(row["flags"]),
+                "–" if rate is None else f"{rate:.0%}",
+            ]
+            cells += [str(row["flagged_items"]), str(row["fixed"])]
+            table.add_row(*cells)
         tables.append(table)
     return tables

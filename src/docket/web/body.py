@@ -37,3 +37,14 @@ async def read_model(request: Request, model: type[M]) -> M:
         return await run_in_threadpool(model.model_validate_json, raw)
     except ValidationError as exc:
         raise RequestValidationError(exc.errors(include_url=False)) from exc
+
+
+async def read_fields(request: Request) -> dict[str, Any]:
+    """A form or a JSON object body as a dict (repeated form fields become lists)."""
+    if request.headers.get("content-type", "").startswith("application/json"):
+        data = await read_json(request)  # parsed in a worker thread
+        if not isinstance(data, dict):
+            raise InputError("expected a JSON object", field="body")
+        return data
+    form = await request.form()
+    return {k: (v[0] if len(v) == 1 else v) for k in form for v in [form.getlist(k)]}

@@ -9,7 +9,7 @@ from pydantic import BaseModel
 from sqlalchemy import func, select
 
 from docket.adherence.models import FeedbackResponse, VerificationResult, VerificationRun
-from docket.adherence.verify.verdict import RuleResult, Verdict
+from docket.adherence.verify.verdict import FLAG_STATUSES, RuleResult, Verdict
 from docket.errors import InputError
 from docket.store.base import Store
 from docket.version import __version__
@@ -82,7 +82,8 @@ def record_feedback(
     """Append an annotator's response to a flagged result.
 
     Raises:
-        InputError: unknown result, a result that is not a flag, or a dismissal without reason.
+        InputError: unknown result, a result that is not a flag (a pass or a ``not_yet``),
+            or a dismissal without reason.
     """
     if action == "dismissed" and not reason.strip():
         raise InputError("a dismissal needs a reason", field="reason")
@@ -90,7 +91,7 @@ def record_feedback(
         result = session.get(VerificationResult, result_id)
         if result is None:
             raise InputError(f"unknown result '{result_id}'", field="result_id")
-        if result.status == "pass":
+        if result.status not in FLAG_STATUSES:
             raise InputError(
                 "only flagged results (fail, needs_review) take feedback", field="result_id"
             )
@@ -142,12 +143,15 @@ def _latest_actions(store: Store) -> dict[str, tuple[str, str, str]]:
 
 
 def feedback_stats(store: Store) -> tuple[list[RateRow], list[RateRow]]:
-    """Accepted-and-fixed counts per rule and per tier: ``(by_rule, by_tier)``."""
+    """Accepted-and-fixed counts per rule and per tier: ``(by_rule, by_tier)``.
+
+    Flags are ``fail`` and ``needs_review`` results; a ``not_yet`` is not violated.
+    """
     by_rule: dict[tuple[str, str], RateRow] = {}
     with store.session() as session:
         flags = session.execute(
             select(VerificationResult.rule_id, VerificationResult.tier, func.count())
-            .where(VerificationResult.status != "pass")
+            .where(VerificationResult.status.in_(FLAG_STATUSES))
             .group_by(VerificationResult.rule_id, VerificationResult.tier)
         ).all()
     for rule_id, tier, count in flags:

@@ -19,6 +19,8 @@ from pydantic import BaseModel, Field
 Status = Literal["pass", "fail", "needs_review", "not_yet"]
 TierName = Literal["fmt", "sim", "sub"]
 Mode = Literal["atomic", "holistic"]
+FLAG_STATUSES: tuple[Status, ...] = ("fail", "needs_review")
+"""The statuses an annotator is shown as flags (a ``not_yet`` is not violated, not a flag)."""
 Cause = Literal[
     "", "checker", "timeout", "model_unavailable", "model_error", "unparsed", "over_budget"
 ]

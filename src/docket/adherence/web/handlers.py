@@ -18,6 +18,7 @@ from docket.adherence.models import VerificationResult, VerificationRun
 from docket.adherence.verify import Submission, Verifier
 from docket.adherence.verify.history import RateRow, feedback_stats, record_feedback
 from docket.adherence.verify.requests import FeedbackRequest, VerifyRequest
+from docket.adherence.verify.run_stats import FlagRow, flag_stats
 from docket.adherence.verify.saved_runs import RunWriter, sse_events
 from docket.errors import InputError
 from docket.store.base import Store
@@ -58,20 +59,31 @@ class RuleInfo(BaseModel):
 
 
 class StatsResponse(BaseModel):
-    """Accepted-and-fixed counts per rule and per tier."""
+    """Accepted-and-fixed counts per rule and per tier; flag rates per rule and annotator."""
 
     by_rule: list[dict[str, Any]]
     by_tier: list[dict[str, Any]]
+    flags_by_rule: list[dict[str, Any]] = []
+    flags_by_annotator: list[dict[str, Any]] = []
 
 
 def stats_payload(store: Store) -> StatsResponse:
-    """Feedback statistics with the accepted-and-fixed rate included."""
+    """Feedback statistics with the accepted-and-fixed rate, and the flag rates of all runs."""
     by_rule, by_tier = feedback_stats(store)
+    flag_rules, flag_people = flag_stats(store)
 
     def dump(row: RateRow) -> dict[str, Any]:
         return {**row.model_dump(), "responses": row.responses, "accepted_rate": row.accepted_rate}
 
-    return StatsResponse(by_rule=[dump(r) for r in by_rule], by_tier=[dump(r) for r in by_tier])
+    def dump_flags(row: FlagRow) -> dict[str, Any]:
+        return {**row.model_dump(), "flag_rate": row.flag_rate}
+
+    return StatsResponse(
+        by_rule=[dump(r) for r in by_rule],
+        by_tier=[dump(r) for r in by_tier],
+        flags_by_rule=[dump_flags(r) for r in flag_rules],
+        flags_by_annotator=[dump_flags(r) for r in flag_people],
+    )
 
 
 def submission_of(request: VerifyRequest, max_chars: int) -> Submission:
