@@ -62,9 +62,10 @@ def test_twenty_llm_rules_go_out_in_one_round_trip(tmp_path: Path) -> None:
         command = [
             sys.executable, "-m", "docket", "verify", "serve", "--rules", str(_rules(tmp_path)),
             "--model", server.model(), "--cache", "off", "--db", str(tmp_path / "v.db"),
-            "--port", str(port), "--token", f"ann={TOKEN}",
+            "--port", str(port),
         ]  # fmt: skip
-        env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "DOCKET_MAX_IN_FLIGHT": "32"}
+        env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "DOCKET_MAX_IN_FLIGHT": "32",
+               "DOCKET_VERIFY_TOKEN": f"ann={TOKEN}"}  # fmt: skip
         process = subprocess.Popen(command, env=env, cwd=tmp_path, stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, text=True)  # fmt: skip
         try:
