@@ -196,13 +196,19 @@ def loads_json(text: str | bytes, path: str | Path | None = None, line: int | No
     except ValueError as exc:  # e.g. an integer of more than 4300 digits
         problem = f"not usable JSON ({one_line(exc.args[0])})"
     else:
-        suspect = _SURROGATE_ESCAPE if isinstance(text, str) else _SURROGATE_BYTES
-        if not suspect.search(text):  # type: ignore[arg-type]
-            return value
-        problem = lone_surrogate(value)
+        problem = surrogate_problem(text, value)
         if problem is None:
             return value
     raise InputError(problem, path=None if path is None else str(path), line=line)
+
+
+def surrogate_problem(text: str | bytes, value: Any) -> str | None:
+    """Why ``value``, parsed from the JSON ``text``, cannot be stored (a lone surrogate),
+    or None; the text is searched first, so a value is walked only when it may hold one."""
+    suspect = _SURROGATE_ESCAPE if isinstance(text, str) else _SURROGATE_BYTES
+    if not suspect.search(text):  # type: ignore[arg-type]
+        return None
+    return lone_surrogate(value)
 
 
 def lone_surrogate(value: Any) -> str | None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from sqlalchemy import select
 
@@ -126,8 +128,35 @@ def test_bad_draws_are_refused(store: Store) -> None:
     draw_audit(store, "j", 10, seed=1)
     with pytest.raises(ConfigError, match="--seed 1"):
         draw_audit(store, "j", 20, seed=2)
+    with pytest.raises(InputError, match="180 automatic labels"):  # before the seed check
+        draw_audit(store, "j", 999, seed=2)
     with pytest.raises(InputError, match="only grows"):
         draw_audit(store, "j", 5, seed=1)
     with pytest.raises(ConfigError, match="no stratum"):
         draw_audit(store, "j", 20, seed=1, oversample={"x": 2.0})
     assert len(_drawn(store)) == 10  # nothing half-written by a refused draw
+
+
+@pytest.mark.skipif(
+    not os.environ.get("DOCKET_TEST_POSTGRES_URL"), reason="needs PostgreSQL (test-services)"
+)
+def test_draw_extend_and_answer_on_postgresql() -> None:
+    from docket.audit.report import certificate
+    from docket.store.base import open_store
+    from tests.pg_helpers import pg_schema_url
+
+    pg = open_store(pg_schema_url(os.environ["DOCKET_TEST_POSTGRES_URL"]))
+    try:
+        _job(pg)
+        draw_audit(pg, "j", 36, seed=3)
+        grown = draw_audit(pg, "j", 54, seed=3)
+        assert grown.size == 54 and grown.added == 18
+        with pg.session() as session:
+            add_reviewer(session, "ann")
+            for task in select_tasks(session, job="j"):
+                record_decision(session, task.id, "ann", int(task.payload["docid"][1:]) % 2)
+        pairs = audit_labels(pg, "j")
+        assert len(pairs) == 54 and all(p.human_label == p.auto_label for p in pairs)
+        assert certificate(pg, "j").automatic_accuracy.estimate == pytest.approx(1.0)
+    finally:
+        pg.close()

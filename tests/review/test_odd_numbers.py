@@ -40,3 +40,13 @@ def test_huge_task_numbers_and_after_values_are_refused_not_crashed(store: Store
             headers=JSON,
         )
         assert assigned.status_code == 400 and "whole number" in shape(assigned)["error"]
+
+
+def test_a_lone_surrogate_in_a_json_body_is_a_400(store: Store, tokens) -> None:  # type: ignore[no-untyped-def]
+    with TestClient(create_app(store), raise_server_exceptions=False) as client:
+        csrf = login(client, tokens["ann"])
+        body = '{"label": 1, "note": "bad \\ud800", "csrf_token": "' + csrf + '"}'
+        headers = {**JSON, "Content-Type": "application/json"}
+        response = client.post("/tasks/1/decision", content=body, headers=headers)
+        assert response.status_code == 400, response.text[:300]
+        assert "surrogate" in shape(response)["error"]

@@ -33,7 +33,7 @@ from docket.runner.records import judgment_from_record, pair_from_record, save_j
 from docket.runner.saving import SavingExecutor, SharedJob, judge_elsewhere
 from docket.store.base import Store
 from docket.store.claims import DEFAULT_LEASE_S, failed_pairs
-from docket.store.judgments import finished_keys, load_judgments
+from docket.store.judgments import finished_keys, labels_of, load_judgments
 
 log = logging.getLogger(__name__)
 OnResult = Callable[[Pair, Judgment | None], None]
@@ -77,7 +77,8 @@ async def judge_pairs(
     tally = tally if tally is not None else Tally()
     claim_batch = min(concurrency, MAX_CLAIM)
     journal = CallJournal(job)
-    claimer = _claimer(store, job, owner, claim_batch, tally, retry_failed, lease_s, filtered)
+    claimer = _claimer(store, job, owner, claim_batch, tally, retry_failed, lease_s, filtered,
+                       pairs)  # fmt: skip
     claimer.journal = journal
     if isinstance(executor, SavingExecutor) and executor.saves_in(store):
         shared = SharedJob(job, owner, retry_failed, lease_s, required_reviews)
@@ -112,6 +113,18 @@ def _outcome(tally: Tally, error: ModelUnavailableError | None) -> Tally:
     return tally
 
 
+LISTED_LOOKUP = 5000
+"""Inputs up to this many listed pairs look up their own keys in the store."""
+
+
+def _listed_keys(pairs: Iterable[Pair]) -> list[Key] | None:
+    """The keys of a small input held in a list (None for a stream or a large input)."""
+    listed = getattr(pairs, "pairs", pairs)
+    if isinstance(listed, list | tuple) and len(listed) <= LISTED_LOOKUP:
+        return [pair.key for pair in listed]
+    return None
+
+
 def _claimer(
     store: Store,
     job: str,
@@ -121,12 +134,18 @@ def _claimer(
     retry: bool,
     lease_s: float,
     filtered: bool,
+    pairs: Iterable[Pair] = (),
 ) -> Claimer:
     done: set[Key] = set()
     failed: set[Key] = set()
     if not filtered:
         with store.read_session() as session:
-            done = finished_keys(session, job)
+            # a small listed input (a batch of an ordered fill) looks up its own keys, not
+            # every key of a large job
+            keys = _listed_keys(pairs)
+            done = (
+                finished_keys(session, job) if keys is None else set(labels_of(session, job, keys))
+            )
             failed = {(q, d) for q, d, _ in failed_pairs(session, job)}
     return Claimer(store, job, owner, batch, done, failed, tally, retry, lease_s)
 
