@@ -26,6 +26,7 @@ from tests.web.conftest import JSON, VERIFY_TOKENS, login, review_app, verify_ap
 ANN_VERIFY = next(iter(VERIFY_TOKENS))
 REVIEW = {
     ("GET", "/"): ("any", False),
+    ("GET", "/health"): ("public", False),
     ("GET", "/login"): ("public", False),
     ("POST", "/login"): ("login", False),
     ("POST", "/logout"): ("session", True),
