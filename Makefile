@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
 
-.PHONY: demo test lint bench clean services
+.PHONY: demo test lint bench clean services labelstudio
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -33,13 +33,26 @@ $(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed-llama | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[local,server,dev]'
 	touch $(VENV)/.installed-run $@
 
+# Label Studio has its own environment (about 1 GB; its pins clash with docket's), used only by
+# the end-to-end test in tests/adherence/test_labelstudio_e2e.py. Reused while the stamp exists.
+LS_VENV := .cache/labelstudio-venv
+LABEL_STUDIO := label-studio==1.23.2
+
+$(LS_VENV)/.installed:
+	$(PYTHON) -m venv $(LS_VENV)
+	$(LS_VENV)/bin/pip install --quiet --upgrade pip
+	$(LS_VENV)/bin/pip install --quiet '$(LABEL_STUDIO)'
+	touch $@
+
+labelstudio: $(LS_VENV)/.installed
+
 demo: $(VENV)/.installed-run
 	$(BIN)/docket judge examples/pairs.jsonl --method dream --model local --db docket.db --job demo
 
 services:
 	bash scripts/test-services.sh
 
-test: $(VENV)/.installed-dev services
+test: $(VENV)/.installed-dev services $(LS_VENV)/.installed
 	$(BIN)/ruff check src tests benchmarks
 	. ./.cache/test-env.sh && $(BIN)/pytest -q -m "" -p no:cacheprovider
 

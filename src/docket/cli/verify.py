@@ -16,14 +16,29 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from typer.core import TyperGroup
 
 from docket.adherence.record import Record
-from docket.adherence.verify import Submission, Verifier, VerifierConfig
+from docket.adherence.verify import Submission, Verifier
 from docket.adherence.verify.verdict import Verdict
 from docket.cli import web_flags
-from docket.cli.common import EXIT_FAILED, console, escape, model_factory, out
+from docket.cli.common import EXIT_FAILED, console, escape, out
 from docket.cli.outputs import output_path
+from docket.cli.verify_labelstudio import labelstudio
+from docket.cli.verify_options import (
+    CacheOpt,
+    DbOpt,
+    ModelOpt,
+    ModeOpt,
+    OverflowOpt,
+    RulesOpt,
+    SimOpt,
+    SubOpt,
+    TimeoutOpt,
+    TokenOpt,
+    build_verifier,
+    parse_tokens,
+)
 from docket.cli.verify_report import flag_tables, stats_tables, summary_tables
 from docket.config import load_settings
-from docket.errors import ConfigError, ModelUnavailableError
+from docket.errors import ModelUnavailableError
 from docket.fanout import bounded_map
 
 if TYPE_CHECKING:
@@ -48,62 +63,7 @@ token_app = typer.Typer(
     help="Manage bearer tokens for the API and the annotator page.", no_args_is_help=True
 )
 app.add_typer(token_app, name="token")
-
-RulesOpt = Annotated[
-    Path, typer.Option("--rules", "-r", help="rules file (YAML), see `docket rules`")
-]
-SimOpt = Annotated[
-    str | None, typer.Option("--sim-model", help="model for sim rules (default: --model)")
-]
-SubOpt = Annotated[
-    str | None,
-    typer.Option("--sub-model", help="model for sub rules and holistic mode (default: --model)"),
-]
-ModelOpt = Annotated[str | None, typer.Option("--model", help="default model for both LLM tiers")]
-ModeOpt = Annotated[
-    str, typer.Option("--mode", help="atomic (one call per rule) or holistic (one call)")
-]
-TimeoutOpt = Annotated[
-    float, typer.Option("--timeout", help="seconds per LLM check before needs_review")
-]
-OverflowOpt = Annotated[
-    str, typer.Option("--overflow", help="over the prompt budget: truncate or review")
-]
-DbOpt = Annotated[
-    str | None, typer.Option("--db", help="store path or SQLAlchemy URL (default docket.db)")
-]
-CacheOpt = Annotated[str | None, typer.Option("--cache", help="LLM response cache file, or 'off'")]
-
-
-def build_verifier(
-    rules: Path,
-    model: str | None,
-    sim_model: str | None,
-    sub_model: str | None,
-    mode: str,
-    timeout: float,
-    overflow: str,
-    cache: str | None,
-) -> Verifier:
-    """Load the rules and make a verifier with one model per LLM tier."""
-    from docket.adherence.rules import load_rules
-
-    if mode not in ("atomic", "holistic"):
-        raise ConfigError(f"unknown mode '{mode}'", hint="use --mode atomic or --mode holistic")
-    if overflow not in ("truncate", "review"):
-        raise ConfigError(f"unknown overflow policy '{overflow}'", hint="use truncate or review")
-    ruleset = load_rules(rules)
-    settings = load_settings(model=model, cache=cache)
-    get_model = model_factory(settings)
-    tiers = {rule.tier for rule in ruleset.rules}
-    holistic = mode == "holistic"
-    config = VerifierConfig(mode=mode, timeout_s=timeout, overflow=overflow)  # type: ignore[arg-type]
-    return Verifier(
-        ruleset,
-        sim_model=get_model(sim_model) if "sim" in tiers and not holistic else None,
-        sub_model=get_model(sub_model) if "sub" in tiers or (holistic and tiers) else None,
-        config=config,
-    )
+app.command("labelstudio")(labelstudio)
 
 
 async def _verify_all(verifier: Verifier, records: list[Record], concurrency: int) -> list[Verdict]:
@@ -235,19 +195,6 @@ def stats(
         out.print(table)
 
 
-def _parse_tokens(values: list[str]) -> dict[str, str]:
-    tokens = {}
-    for value in values:
-        name, sep, secret = value.partition("=")
-        name, secret = (name, secret) if sep else ("default", value)
-        if len(secret) < 16:
-            raise ConfigError(
-                "a token must be at least 16 characters", hint="use NAME=TOKEN or TOKEN"
-            )
-        tokens[secret] = name
-    return tokens
-
-
 @app.command("serve")
 def serve(
     rules: RulesOpt,
@@ -261,12 +208,7 @@ def serve(
     cache: CacheOpt = None,
     host: Annotated[str, typer.Option("--host", help="interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="port to listen on")] = 8765,
-    token: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--token", help="bearer token NAME=TOKEN (repeatable); or `docket verify token add`"
-        ),
-    ] = None,
+    token: TokenOpt = None,
     admin: Annotated[
         list[str] | None,
         typer.Option("--admin", help="user who may answer flags on anyone's results (repeatable)"),
@@ -304,7 +246,7 @@ def serve(
     )
     verifier = build_verifier(rules, model, sim_model, sub_model, mode, timeout, overflow, cache)
     store = open_store(load_settings(db=db).db)
-    tokens, admins = _parse_tokens(token or []), set(admin or [])
+    tokens, admins = parse_tokens(token or []), set(admin or [])
     app_ = create_app(verifier, store=store, tokens=tokens, admins=admins, settings=settings)
     console.print(f"annotator page: http://{host}:{port}/annotate", soft_wrap=True)
     console.print(f"API schema:     http://{host}:{port}/openapi.json", soft_wrap=True)
