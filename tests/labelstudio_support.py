@@ -1,13 +1,15 @@
 """Running the real Label Studio (PyPI, its own virtualenv) on loopback, for slow tests.
 
 The virtualenv is made by ``make labelstudio`` under ``.cache/labelstudio-venv`` (``make
-test`` makes it too). Offline settings: no Sentry, no analytics, no version check on
-PyPI; the ML backend may live on loopback (no SSRF or local-IP block).
+test`` makes it too), with a template data folder whose database is already migrated
+(migrating takes minutes on 2 cores); each start copies it. Offline settings: no Sentry,
+no analytics, no version check on PyPI; the ML backend may live on loopback.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import time
@@ -22,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 LS_VENV = ROOT / ".cache" / "labelstudio-venv"
 LS_BIN = LS_VENV / "bin" / "label-studio"
 LS_STAMP = LS_VENV / ".installed"
+LS_TEMPLATE = LS_VENV / "template"
 OFFLINE = {
     "SENTRY_DSN": "",
     "FRONTEND_SENTRY_DSN": "",
@@ -70,6 +73,8 @@ def label_studio(data_dir: Path, timeout_s: float = 900) -> Iterator[LabelStudio
     """Start Label Studio with a fresh data folder; stop it afterwards."""
     port, log = free_port(), data_dir / "label-studio.log"
     data_dir.mkdir(parents=True, exist_ok=True)
+    if (LS_TEMPLATE / "label_studio.sqlite3").exists():  # migrated once by the Makefile
+        shutil.copytree(LS_TEMPLATE, data_dir / "data")
     command = [
         str(LS_BIN), "start", "--no-browser", "--internal-host", "127.0.0.1", "-p", str(port),
         "--username", USER, "--password", PASSWORD, "--user-token", USER_TOKEN,

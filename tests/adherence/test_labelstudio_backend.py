@@ -65,8 +65,9 @@ def test_setup_refuses_a_config_without_the_feedback_textarea(client: TestClient
 
 def _texts(prediction: dict) -> dict[str, str]:
     return {
-        region["value"]["text"][0].split("]")[0][1:]: region["value"]["text"][0]
+        text.split("]")[0][1:]: text
         for region in prediction["result"]
+        for text in region["value"]["text"]
     }
 
 
@@ -75,7 +76,7 @@ def test_batch_predict_flags_the_tasks_violations_as_read_only_regions(client: T
     assert answer.status_code == 200, answer.text
     (prediction,) = answer.json()["results"]
     assert set(_texts(prediction)) == {"URL", "LEN"}  # www.example.com; 2 of 4-12 turns
-    region = prediction["result"][0]
+    (region,) = prediction["result"]  # one feedback TextArea, one text per flagged rule
     assert (region["from_name"], region["to_name"], region["type"]) == (
         "docket",
         "chat",

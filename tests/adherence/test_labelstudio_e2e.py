@@ -63,7 +63,8 @@ def _answer(text: str) -> list[dict[str, Any]]:
 
 
 def _flagged(prediction: dict[str, Any]) -> set[str]:
-    return {region["value"]["text"][0].split("]")[0][1:] for region in prediction["result"]}
+    texts = [text for region in prediction["result"] for text in region["value"]["text"]]
+    return {text.split("]")[0][1:] for text in texts}
 
 
 def _wait_for_runs(store: Store, count: int, timeout_s: float = 30) -> list[VerificationRun]:

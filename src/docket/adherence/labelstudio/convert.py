@@ -9,7 +9,6 @@ issue #8065 (``global-errors`` and ``per-result-errors`` keyed by region id).
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from docket.adherence.labelstudio.mapping import Mapping
@@ -121,28 +120,29 @@ def flagged(verdict: Verdict) -> list[RuleResult]:
     return [r for r in verdict.results if r.status in FLAG_STATUSES]
 
 
-def region_id(result: RuleResult) -> str:
-    """A short stable region id for a flagged rule (Label Studio ids are short strings)."""
-    return "dk" + hashlib.sha256(result.rule_id.encode()).hexdigest()[:8]
-
-
 def prediction(
     verdict: Verdict, rules: RuleSet, mapping: Mapping, to_name: str, model_version: str
 ) -> dict[str, Any]:
-    """One Label Studio prediction: a read-only feedback region per flagged rule, and a score."""
-    regions = [
-        {
-            "id": region_id(result),
-            "from_name": mapping.feedback,
-            "to_name": to_name,
-            "type": "textarea",
-            "value": {"text": [message(rules, result)]},
-            "readonly": True,
-            "origin": "prediction",
-        }
-        for result in flagged(verdict)
-    ]
-    return {"result": regions, "score": score(verdict), "model_version": model_version}
+    """One Label Studio prediction: the feedback TextArea, one text per flagged rule, and a score.
+
+    Label Studio keeps one region per (non per-region) TextArea and shows its texts one
+    under the other, so every flagged rule is one text of one read-only region.
+    """
+    texts = [message(rules, result) for result in flagged(verdict)]
+    region = {
+        "id": "docket",
+        "from_name": mapping.feedback,
+        "to_name": to_name,
+        "type": "textarea",
+        "value": {"text": texts},
+        "readonly": True,
+        "origin": "prediction",
+    }
+    return {
+        "result": [region] if texts else [],
+        "score": score(verdict),
+        "model_version": model_version,
+    }
 
 
 def annotation_errors(
