@@ -4,8 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
+export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: demo test lint bench clean services labelstudio
+.PHONY: demo test lint docs bench clean services labelstudio
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,7 +31,7 @@ $(VENV)/.installed-run: pyproject.toml $(VENV)/.installed-llama | $(BIN)/python
 	touch $@
 
 $(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed-llama | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[local,server,dev]'
+	$(BIN)/pip install --quiet -e '.[local,server,dev,docs]'
 	touch $(VENV)/.installed-run $@
 
 # Label Studio has its own environment (about 1 GB; its pins clash with docket's), used only by
@@ -58,15 +59,22 @@ services:
 	bash scripts/test-services.sh
 
 test: $(VENV)/.installed-dev services $(LS_VENV)/.installed
-	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/mkdocs build --strict --quiet --site-dir .cache/site
 	. ./.cache/test-env.sh && $(BIN)/pytest -q -m "" -p no:cacheprovider
 
 lint: $(VENV)/.installed-dev
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests benchmarks scripts
+	$(BIN)/ruff format --check src tests benchmarks scripts
+
+# The user guide and the API reference as a site in site/; strict: a broken link, a page
+# missing from the nav or a docstring that names no parameter fails the build.
+docs: $(VENV)/.installed-dev
+	$(BIN)/mkdocs build --strict
 
 bench: $(VENV)/.installed-dev
-	for script in benchmarks/*.py; do $(BIN)/python $$script || exit 1; done
+	for script in benchmarks/[a-z]*.py; do $(BIN)/python $$script || exit 1; done
+	$(BIN)/python scripts/benchmarks_doc.py
 
 clean:
-	rm -rf $(VENV) .cache docket.db
+	rm -rf $(VENV) .cache docket.db site

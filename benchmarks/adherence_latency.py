@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import platform
 import socket
@@ -35,6 +34,7 @@ import time
 from pathlib import Path
 
 import httpx
+from _table import Table, print_tables, write_results
 
 import docket.llm.openai_compat  # noqa: F401  (registers the openai-compatible provider)
 from docket.adherence.record import Record, read_records
@@ -246,44 +246,31 @@ async def run(args: argparse.Namespace, port: int) -> dict:
     return report
 
 
-def print_table(report: dict) -> None:
-    """A plain-text summary."""
-    print(f"\n{'measurement':36} {'p50':>9} {'p95':>9} {'max':>9}")
-    for key, unit in (
-        ("slowest_single_call_s", "s"),
-        ("atomic_whole_record_s", "s"),
-        ("atomic_new_turn_s", "s"),
-        ("holistic_whole_record_s", "s"),
-    ):
+def tables(report: dict) -> list[Table]:
+    """Latency percentiles per measurement; targets and context as notes."""
+    table = Table(["measurement", "unit", "p50", "p95", "max"])
+    for key in ("slowest_single_call_s", "atomic_whole_record_s", "atomic_new_turn_s",
+                "holistic_whole_record_s"):  # fmt: skip
         row = report[key]
-        print(f"{key:36} {row['p50']:8.3f}{unit} {row['p95']:8.3f}{unit} {row['max']:8.3f}{unit}")
+        table.add(key, "s", row["p50"], row["p95"], row["max"])
     for label, row in report["fmt_only_ms"].items():
-        print(
-            f"{'fmt_only_' + label + '_ms':36} {row['p50']:7.3f}ms {row['p95']:7.3f}ms {row['max']:7.3f}ms"
-            f"   (CPU p50 {row['cpu_p50']:.3f} ms, p95 {row['cpu_p95']:.3f} ms)"
-        )
-    targets = report["targets"]
-    print(
-        f"\natomic p95 / slowest single call = {targets['atomic_p95_over_slowest_call']:.3f} "
+        table.add(f"fmt_only_{label} (wall)", "ms", row["p50"], row["p95"], row["max"])
+        table.add(f"fmt_only_{label} (CPU)", "ms", row["cpu_p50"], row["cpu_p95"], None)
+    targets, own = report["targets"], report["atomic_over_own_slowest_call"]
+    prefix, setup = report["prefix"]["whole_record"], report["setup"]
+    table.notes += [
+        f"atomic p95 / slowest single call = {targets['atomic_p95_over_slowest_call']:.3f} "
         f"(target <= 1.1: {'ok' if targets['atomic_p95_ok'] else 'MISSED'}); "
-        f"fmt-only p95 < 5 ms: {'ok' if targets['fmt_only_p95_ok'] else 'MISSED'}"
-    )
-    own = report["atomic_over_own_slowest_call"]
-    print(
-        f"atomic wall / slowest call inside the same submission: p50 {own['p50']:.3f}, p95 {own['p95']:.3f}"
-    )
-    print(
-        f"load average (1 min): {report['setup']['load_average_1min']:.1f} on {report['setup']['cpus']} CPUs"
-    )
-    prefix = report["prefix"]["whole_record"]
-    print(
+        f"fmt-only p95 < 5 ms: {'ok' if targets['fmt_only_p95_ok'] else 'MISSED'}",
+        f"atomic wall / slowest call inside the same submission: p50 {own['p50']:.3f}, "
+        f"p95 {own['p95']:.3f}",
+        f"load average (1 min): {setup['load_average_1min']:.1f} on {setup['cpus']} CPUs",
         f"prompt tokens shared with the previous call: {prefix['shared_prefix_share']:.0%}; "
-        f"reported cached by the server: {prefix['server_cached_share']:.0%}"
-    )
-    print(
-        "incremental replay (LLM calls per turn):",
-        [row["llm_calls"] for row in report["incremental_replay"]],
-    )
+        f"reported cached by the server: {prefix['server_cached_share']:.0%}",
+        "incremental replay (LLM calls per turn): "
+        + str([row["llm_calls"] for row in report["incremental_replay"]]),
+    ]
+    return [table]
 
 
 def main() -> None:
@@ -302,9 +289,8 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
-    print_table(report)
+    write_results(RESULTS, report)
+    print_tables(tables(report))
     print(f"\nwrote {RESULTS.relative_to(ROOT)}")
 
 

@@ -30,6 +30,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from _table import Table, print_tables, write_results
+
 ROOT = Path(__file__).resolve().parents[1]
 SOP = ROOT / "examples" / "sop"
 
@@ -206,8 +208,33 @@ def main() -> None:
             )
             print("readeval:", json.dumps(result["readeval"])[:2000])
     out = ROOT / "benchmarks" / "results" / f"adherence_local{args.tag}.json"
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_results(out, result)
+    print_tables(tables(result))
     print(f"wrote {out}")
+
+
+def tables(result: dict[str, Any]) -> list[Table]:
+    """One line per step run (extract, verify, READ-Eval build and run); a run report's modes."""
+    if "modes" in result:  # the READ-Eval run report written beside the result
+        table = Table(["mode", "samples", "F1 (needs review as flag)", "LLM calls", "p50 ms"])
+        for mode, row in result["modes"].items():
+            table.add(mode, row["samples"], row["needs_review_as_flag"]["overall"]["f1"],
+                      row["llm_calls"], row["latency_ms"]["p50"])  # fmt: skip
+        return [table]
+    table = Table(["step", "exit", "seconds", "outcome"],
+                  title=f"model {result['model']}, started {result['started']}")  # fmt: skip
+    if extract := result.get("extract"):
+        table.add("extract rules", extract["exit_code"], extract["seconds"],
+                  f"{extract.get('kept')} rules kept from {extract.get('sections')} sections, "
+                  f"{extract.get('sections_skipped')} skipped")  # fmt: skip
+    if verify := result.get("verify"):
+        table.add("verify records", verify["exit_code"], verify["seconds"],
+                  f"{verify.get('share_with_verdict', 0):.0%} of LLM results with a verdict")  # fmt: skip
+    for step, row in (result.get("readeval") or {}).items():
+        outcome = (f"{row.get('kept')} of {row.get('attempted')} samples kept" if step == "build"
+                   else f"{row.get('scores', {}).get('scored')} samples scored")  # fmt: skip
+        table.add(f"READ-Eval {step}", row["exit_code"], row["seconds"], outcome)
+    return [table]
 
 
 if __name__ == "__main__":

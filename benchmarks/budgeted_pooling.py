@@ -27,9 +27,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from docket.ir.budget_plot import plot_budget_curves
+from _table import Table, dict_table, print_tables, write_results
+
+from docket.holes.order_sim import OrderSimulation, simulate_orders
+from docket.holes.plot import plot_order_curves
 from docket.jobs import JobSpec
-from docket.jobs.budget_sim import BudgetSimulation, simulate_budget
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
@@ -38,27 +40,48 @@ BUDGETS = ("10%", "25%", "50%")
 TARGET = 1.5
 
 
-def table(report: BudgetSimulation, label: str) -> list[dict]:
-    """Print one table; rows with the ratio to depth at the same budget."""
+def rows_of(report: OrderSimulation) -> list[dict]:
+    """One row per order and budget, with the ratio to depth at the same budget."""
     depth = {p.budget: p.recovered for p in report.points if p.order == "depth"}
-    print(f"\n{label}: dropped {report.dropped} ({report.relevant} relevant), "
-          f"{report.calls} LLM calls")  # fmt: skip
-    print(f"{'order':8} {'budget':>6} {'recovered':>9} {'share':>6} {'x depth':>7} {'tau':>6}")
-    rows = []
-    for p in report.points:
-        ratio = p.recovered / depth[p.budget] if depth.get(p.budget) else None
-        tau = "-" if p.tau is None else f"{p.tau:.3f}"
-        shown = "-" if ratio is None else f"{ratio:.2f}"
-        print(f"{p.order:8} {p.budget:>6} {p.recovered:>9} {p.share:>6.3f} {shown:>7} {tau:>6}")
-        rows.append({**p.model_dump(), "x_depth": ratio})
-    return rows
+    return [{**p.model_dump(), "x_depth": p.recovered / depth[p.budget] if depth.get(p.budget)
+             else None} for p in report.points]  # fmt: skip
+
+
+def _table(rows: list[dict], title: str) -> Table:
+    return dict_table(rows, ["order", "budget", "recovered", "share", "x_depth", "tau"], title)
+
+
+def tables(out: dict) -> list[Table]:
+    """One table per oracle seed (and the embedded run); the verdicts as notes."""
+    result = [_table(run["rows"], f"oracle, drop seed {run['seed']} ({run['seconds']:.0f} s)")
+              for run in out["oracle"]]  # fmt: skip
+    if "embedded" in out:
+        result.append(
+            _table(out["embedded"]["rows"], f"embedded ({out['embedded']['seconds']:.0f} s)")
+        )
+    last_oracle = result[len(out["oracle"]) - 1]
+    for run in out["oracle"]:
+        v = run["verdict"]
+        last_oracle.notes.append(
+            f"seed {run['seed']}: at {v['budget']} judgments {v['best']} recovers "
+            f"{v['recovered'][v['best']]} vs depth {v['recovered']['depth']}: {_times(v['ratio'])} "
+            f"(a perfect order: {_times(v['ceiling'])})"
+        )
+    mean = out["summary"]["mean_ratio"]
+    last_oracle.notes.append(
+        f"at 25% budget the best adaptive order recovers {mean:.2f}x depth: target met"
+        if mean >= TARGET
+        else f"at 25% budget the best adaptive order recovers {mean:.2f}x what depth does: "
+        f"NOT the {TARGET}x target (short by {TARGET - mean:.2f}x)"
+    )
+    return result
 
 
 def _times(ratio: float | None) -> str:
     return "-" if ratio is None else f"{ratio:.2f}x"
 
 
-def verdict(report: BudgetSimulation) -> dict:
+def verdict(report: OrderSimulation) -> dict:
     """At the 25% budget: the best of mtf and bandit against depth."""
     at = report.budgets[1]
     found = {p.order: p.recovered for p in report.points if p.budget == at}
@@ -72,15 +95,15 @@ def verdict(report: BudgetSimulation) -> dict:
             "ceiling": ceiling, "met": met}  # fmt: skip
 
 
-def oracle(seed: int, db: Path) -> BudgetSimulation:
+def oracle(seed: int, db: Path) -> OrderSimulation:
     """The oracle simulation for one drop seed."""
-    return simulate_budget(
+    return simulate_orders(
         DATA / "qrels.dl20.txt", sorted(DATA.glob("run.*.txt")), spec=JobSpec.of(db=str(db)),
         budgets=BUDGETS, fraction=0.3, seed=seed, depth=100, oracle=True,
     )  # fmt: skip
 
 
-def embedded(tmp: Path) -> BudgetSimulation:
+def embedded(tmp: Path) -> OrderSimulation:
     """The embedded model on the 140 pooled DL20 pairs whose passage is on this machine."""
     corpus, queries = tmp / "corpus.jsonl", tmp / "queries.tsv"
     rows = [json.loads(line) for line in (DATA / "trec_dl20_pairs.jsonl").open()]
@@ -90,7 +113,7 @@ def embedded(tmp: Path) -> BudgetSimulation:
         "".join(f"{q}\t{t}\n" for q, t in {r["qid"]: r["query"] for r in rows}.items())
     )
     spec = JobSpec.of(method="single", model="local", db=str(tmp / "embedded.db"), cache="off")
-    return simulate_budget(
+    return simulate_orders(
         DATA / "qrels.dl20.txt", sorted(DATA.glob("run.*.txt")), queries, corpus, spec,
         budgets=BUDGETS, fraction=1.0, seed=0, depth=100, corpus_index=tmp / "corpus.sqlite",
     )  # fmt: skip
@@ -108,39 +131,25 @@ def main() -> None:
             start = time.perf_counter()
             report = oracle(seed, Path(tmp) / f"oracle-{seed}.db")
             seconds = time.perf_counter() - start
-            rows = table(report, f"oracle, drop seed {seed} ({seconds:.0f} s)")
+            rows = rows_of(report)
             out["oracle"].append({"seed": seed, "seconds": seconds, "rows": rows,
                                   "verdict": verdict(report)})  # fmt: skip
             if seed == args.seeds[0]:
-                plot_budget_curves(report.curves, report.relevant, RESULTS / "budgeted_pooling.png",
+                plot_order_curves(report.curves, report.relevant, RESULTS / "budgeted_pooling.png",
                                    f"DL20, oracle judge, drop seed {seed}")  # fmt: skip
     ratios = [run["verdict"]["ratio"] or 0.0 for run in out["oracle"]]
     out["summary"] = {"mean_ratio": statistics.mean(ratios), "target": TARGET,
                       "met": statistics.mean(ratios) >= TARGET}  # fmt: skip
-    for run in out["oracle"]:
-        v = run["verdict"]
-        print(
-            f"seed {run['seed']}: at {v['budget']} judgments {v['best']} recovers "
-            f"{v['recovered'][v['best']]} vs depth {v['recovered']['depth']}: {_times(v['ratio'])} "
-            f"(a perfect order: {_times(v['ceiling'])})"
-        )
-    mean = out["summary"]["mean_ratio"]
-    if mean >= TARGET:
-        print(f"\nat 25% budget the best adaptive order recovers {mean:.2f}x depth: target met")
-    else:
-        print(
-            f"\nat 25% budget the best adaptive order recovers {mean:.2f}x what depth does: "
-            f"NOT the {TARGET}x target (short by {TARGET - mean:.2f}x)"
-        )
-    (RESULTS / "budgeted_pooling.json").write_text(json.dumps(out, indent=2) + "\n")
+    write_results(RESULTS / "budgeted_pooling.json", out)
+    print_tables(tables(out))
     if args.embedded:  # after the oracle figures are written: llama.cpp may crash the process
         with tempfile.TemporaryDirectory() as tmp:
             start = time.perf_counter()
             report = embedded(Path(tmp))
             seconds = time.perf_counter() - start
-            rows = table(report, f"embedded ({seconds:.0f} s)")
-        out["embedded"] = {"seconds": seconds, "rows": rows, "verdict": verdict(report)}
-        (RESULTS / "budgeted_pooling.json").write_text(json.dumps(out, indent=2) + "\n")
+        out["embedded"] = {"seconds": seconds, "rows": rows_of(report), "verdict": verdict(report)}
+        write_results(RESULTS / "budgeted_pooling.json", out)
+        print_tables(tables(out)[-1:])
 
 
 if __name__ == "__main__":

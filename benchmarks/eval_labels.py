@@ -28,6 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _table import Table, print_tables, write_results
+
 from docket.ir.label_agreement import evaluate_labels
 from docket.ir.label_files import parse_scale
 
@@ -74,20 +76,21 @@ def library_seconds(gold: Path, files: list[Path], repeat: int) -> float:
     return statistics.median(times)
 
 
-def print_tables(rows: list[dict], library: float, results: list[dict]) -> None:
-    print(
-        f"{'case':<34}{'seconds':>9}{'peak MB':>9}  target <{TARGET_SECONDS:.0f} s, <{TARGET_MB:.0f} MB"
-    )
-    for row in rows:
-        verdict = "met" if row["within_target"] else "MISSED"
-        print(f"{row['case']:<34}{row['seconds']:>9.2f}{row['peak_mb']:>9.1f}  {verdict}")
-    print(f"{'library call only (no imports)':<34}{library:>9.2f}")
-    print()
-    header = ("label file", "kappa", ">=1", ">=2", ">=3", "alpha ord", "clipped")
-    print(f"{header[0]:<24}" + "".join(f"{h:>10}" for h in header[1:]))
-    for r in results:
-        cells = [r["kappa"], *(r["binary_kappa"][str(t)] for t in (1, 2, 3)), r["alpha_ordinal"]]
-        print(f"{r['name']:<24}" + "".join(f"{c:>10.4f}" for c in cells) + f"{r['clipped']:>10}")
+def tables(result: dict) -> list[Table]:
+    """Time and memory per case against the targets, then the figures per label file."""
+    targets = result["targets"]
+    cases = Table(["case", "seconds", "peak MB", "verdict"], notes=[
+        f"targets: under {targets['seconds']:.0f} s and {targets['peak_mb']:.0f} MB; "
+        f"{result['files']} files, {result['pairs']} gold pairs"])  # fmt: skip
+    for row in result["cases"]:
+        cases.add(row["case"], row["seconds"], row["peak_mb"],
+                  "met" if row["within_target"] else "MISSED")  # fmt: skip
+    cases.add("library call only (no imports)", result["library_seconds"], None, "")
+    figures = Table(["label file", "kappa", ">=1", ">=2", ">=3", "alpha ord", "clipped"])
+    for r in result["figures"]:
+        figures.add(r["file"], r["kappa"], *(r["binary_kappa"][str(t)] for t in (1, 2, 3)),
+                    r["alpha_ordinal"], r["clipped"])  # fmt: skip
+    return [cases, figures]
 
 
 def main() -> None:
@@ -112,9 +115,7 @@ def main() -> None:
         )
     results = json.loads(stdout)["results"]
     library = library_seconds(gold, files, options.repeat)
-    print_tables([json_row, plot_row], library, results)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({
+    result = {
         "files": len(files),
         "pairs": results[0]["gold_pairs"],
         "cases": [json_row, plot_row],
@@ -126,7 +127,9 @@ def main() -> None:
             for r in results
         ],
         "machine": {"python": platform.python_version(), "cpus": os.cpu_count()},
-    }, indent=2) + "\n")  # fmt: skip
+    }  # fmt: skip
+    write_results(RESULTS, result)
+    print_tables(tables(result))
     print(f"\nwritten to {RESULTS.relative_to(ROOT)}")
 
 

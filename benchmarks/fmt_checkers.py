@@ -13,11 +13,12 @@ Prints a table and writes benchmarks/results/fmt_checkers.json.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import timeit
 from pathlib import Path
+
+from _table import Table, print_tables, write_results
 
 from docket.adherence.checks import CATALOGUE, validate_params
 from docket.adherence.record import Record, Turn, read_records
@@ -83,15 +84,6 @@ def main() -> None:
     all_fmt = per_call_us(
         lambda: [run_fmt(rule, record) for rule in fmt_rules], max(1, args.number // 10)
     )
-    print(f"{'checker':<24}{'us/call':>10}")
-    for name, value in rows.items():
-        print(f"{name:<24}{value:>10.1f}")
-    print(
-        f"\nall {len(fmt_rules)} fmt rules of examples/sop/rules.yaml on one record: {all_fmt:.1f} us"
-    )
-    print(
-        f"slowest checker: {max(rows, key=rows.get)} {max(rows.values()):.1f} us; median {statistics.median(rows.values()):.1f} us"
-    )
     result = {
         "per_checker_us": rows,
         "example_fmt_rules_us": all_fmt,
@@ -100,11 +92,21 @@ def main() -> None:
         "python": platform.python_version(),
         "machine": platform.machine(),
     }
-    out = ROOT / "benchmarks" / "results" / "fmt_checkers.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(result, indent=2) + "\n")
-    tmp.replace(out)
+    write_results(ROOT / "benchmarks" / "results" / "fmt_checkers.json", result)
+    print_tables(tables(result))
+
+
+def tables(result: dict) -> list[Table]:
+    """Microseconds per call of each checker; the whole example rule set as a note."""
+    rows = result["per_checker_us"]
+    table = Table(["checker", "us/call"], [[name, value] for name, value in rows.items()])
+    table.notes += [
+        f"all {result['fmt_rules']} fmt rules of examples/sop/rules.yaml on one record: "
+        f"{result['example_fmt_rules_us']:.1f} us",
+        f"slowest checker: {max(rows, key=rows.get)} {max(rows.values()):.1f} us; "
+        f"median {statistics.median(rows.values()):.1f} us",
+    ]
+    return [table]
 
 
 if __name__ == "__main__":

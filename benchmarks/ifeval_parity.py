@@ -27,6 +27,8 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+from _table import Table, print_tables, write_results
+
 from docket.adherence.record import Record, Turn
 from docket.adherence.rules.ifeval import IFEVAL_TYPES, ifeval_rules
 from docket.adherence.verify.fmt import run_fmt
@@ -112,29 +114,33 @@ def report(name: str, records: list[dict], out: Path) -> dict:
     total = sum(r.get("n", 0) for r in table.values())
     agree = sum(r.get("agree", 0) for r in table.values())
     artefacts = sum(r.get("ifeval_artefacts", 0) for r in table.values())
-    print(f"\n{name}\n{'type':48} {'n':>4} {'agree':>6} {'undec':>6} {'artefacts':>9}")
-    for kind, row in table.items():
-        share = f"{row['agree'] / row['n']:.1%}" if row.get("n") else "-"
-        row_artefacts = row.get("ifeval_artefacts", 0)
-        print(
-            f"{kind:48} {row.get('n', 0):>4} {share:>6} {row.get('undecided', 0):>6} {row_artefacts:>9}"
-        )
-    print(
-        f"{'all':48} {total:>4} {agree / max(total, 1):>6.1%}   (+{artefacts} IFEval artefacts left out)"
-    )
-    missing = [t for t in IFEVAL_TYPES if t not in table]
     result = {
         "data": name,
         "instances": total,
         "ifeval_artefacts_left_out": artefacts,
         "agreement": agree / max(total, 1),
         "by_type": table,
-        "types_without_instances": missing,
+        "types_without_instances": [t for t in IFEVAL_TYPES if t not in table],
     }
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    print(f"types without instances in this data: {len(missing)}; wrote {out}")
+    write_results(out, result)
+    print_tables(tables(result))
+    print(f"wrote {out}")
     return result
+
+
+def tables(result: dict) -> list[Table]:
+    """Agreement with IFEval's own checkers per instruction type."""
+    table = Table(["type", "n", "agree", "undecided", "artefacts"], title=result["data"])
+    for kind, row in result["by_type"].items():
+        share = f"{row['agree'] / row['n']:.1%}" if row.get("n") else "-"
+        table.add(kind, row.get("n", 0), share, row.get("undecided", 0),
+                  row.get("ifeval_artefacts", 0))  # fmt: skip
+    table.add("all", result["instances"], f"{result['agreement']:.1%}", None,
+              result["ifeval_artefacts_left_out"])  # fmt: skip
+    table.notes.append(
+        f"types without instances in this data: {len(result['types_without_instances'])}"
+    )
+    return [table]
 
 
 def _shown(path: Path) -> str:

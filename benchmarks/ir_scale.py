@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from _table import Table, print_tables, write_results
 
 from docket.ir import (
     compare_rankings,
@@ -214,27 +215,26 @@ def corpus_step(folder: Path, docs: int) -> dict:
     }
 
 
-def print_table(result: dict) -> None:
-    """Print the timings as a plain table."""
+def tables(result: dict) -> list[Table]:
+    """The timings per step; the corpus index as a note."""
     sizes = result["ir"]["sizes"]
-    print(
-        f"\nIR scale: {sizes['queries']} queries x {sizes['runs']} runs x depth {sizes['depth']} "
+    table = Table(["step", "wall s", "cpu s"], title=(
+        f"IR scale: {sizes['queries']} queries x {sizes['runs']} runs x depth {sizes['depth']} "
         f"({sizes['run_lines']:,} run lines, {sizes['judged_pairs']:,} judgments, "
-        f"{sizes['holes@10']:,} holes@10)"
-    )
-    print(f"{'step':<55}{'wall s':>9}{'cpu s':>9}")
+        f"{sizes['holes@10']:,} holes@10)"))  # fmt: skip
     for name, t in result["ir"]["timings"].items():
-        print(f"{name:<55}{t['wall_s']:>9.3f}{t['cpu_s']:>9.3f}")
+        table.add(name, t["wall_s"], t["cpu_s"])
     steps = [t for k, t in result["ir"]["timings"].items() if "not docket" not in k]
-    wall, cpu = sum(t["wall_s"] for t in steps), sum(t["cpu_s"] for t in steps)
-    print(f"{'total (docket steps)':<55}{wall:>9.3f}{cpu:>9.3f}")
+    table.add("total (docket steps)", sum(t["wall_s"] for t in steps),
+              sum(t["cpu_s"] for t in steps))  # fmt: skip
     if corpus := result.get("corpus"):
-        print(
-            f"\ncorpus index: {corpus['docs']:,} docs ({corpus['file_mb']:.0f} MB) in "
+        table.notes.append(
+            f"corpus index: {corpus['docs']:,} docs ({corpus['file_mb']:.0f} MB) in "
             f"{corpus['build_s']:.1f} s = {corpus['docs_per_s']:,.0f} docs/s; peak RSS "
             f"{corpus['peak_rss_mb']:.0f} MB; 10k lookups {corpus['lookup_10k_s']:.2f} s; "
             f"9M docs ~ {corpus['extrapolated_9M_build_min']:.0f} min"
         )
+    return [table]
 
 
 def main() -> None:
@@ -270,9 +270,8 @@ def main() -> None:
                 text=True,
             )
             result["corpus"] = json.loads(child.stdout)
-    print_table(result)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(result, indent=2) + "\n")
+    write_results(RESULTS, result)
+    print_tables(tables(result))
     print(f"\nwritten to {RESULTS}")
 
 

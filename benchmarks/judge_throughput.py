@@ -28,6 +28,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from _table import Table, dict_table, print_tables, write_results
+
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results" / "judge_throughput.json"
 REPLY = json.dumps({"label": "relevant", "evidence": ["S1"], "reasoning": "mock"})
@@ -354,13 +356,11 @@ class _Skip(Exception):
     """Leave out the rows at 200 ms (``--big-only``)."""
 
 
-def print_table(rows: list[dict]) -> None:
+def tables(result: dict) -> list[Table]:
+    """The stored rows, one line per run."""
     keys = ["run", "pairs", "C", "latency_ms", "calls_per_pair", "pairs_per_s", "ideal_pairs_per_s",
             "share_of_ideal", "steady_share", "cpu_ms_per_call", "peak_in_flight", "wall_s", "rss_mib", "llm_calls"]  # fmt: skip
-    widths = {k: max(len(k), *(len(str(r.get(k))) for r in rows)) for k in keys}
-    print("  ".join(k.ljust(widths[k]) for k in keys))
-    for r in rows:
-        print("  ".join(str(r.get(k)).ljust(widths[k]) for k in keys))
+    return [dict_table(result["rows"], keys)]
 
 
 def main() -> None:
@@ -439,14 +439,9 @@ def benchmark(quick: bool, big_only: bool = False, repeat: int = 1) -> None:
     if big_only and RESULTS.exists():  # keep the 200 ms rows of the last full run
         kept = [r for r in json.loads(RESULTS.read_text())["rows"] if r["latency_ms"] > 0]
         rows = kept + rows
-    print_table(rows)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(
-        json.dumps(
-            {"quick": quick, "cores": os.cpu_count(), "load_before": load, "rows": rows}, indent=2
-        )
-        + "\n"  # fmt: skip
-    )
+    result = {"quick": quick, "cores": os.cpu_count(), "load_before": load, "rows": rows}
+    write_results(RESULTS, result)
+    print_tables(tables(result))
     print(f"wrote {RESULTS}")
 
 

@@ -12,10 +12,11 @@ Prints a table and writes ``benchmarks/results/language_id.json``.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import defaultdict
 from pathlib import Path
+
+from _table import Table, print_tables, write_results
 
 from docket.adherence.checks.language import detect_language
 
@@ -130,17 +131,25 @@ def main() -> None:
                 except ValueError:
                     row["undecided"] += 1
     per_call_ms = (time.perf_counter() - started) / calls * 1000
-    print(f"{'length':10} {'n':>4} {'accuracy':>9} {'undecided':>10}")
     table = {}
     for bucket, row in rows.items():
         accuracy = row["right"] / row["n"]
         table[bucket] = {"n": row["n"], "accuracy": accuracy, "undecided": row["undecided"]}
-        print(f"{bucket:10} {row['n']:>4} {accuracy:>9.1%} {row['undecided']:>10}")
-    print(f"mean time per detection: {per_call_ms:.1f} ms ({calls} texts, 6 languages)")
     out = ROOT / "benchmarks" / "results" / "language_id.json"
     result = {"languages": sorted(TEXTS), "by_length": table, "ms_per_detection": per_call_ms}
-    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_results(out, result)
+    print_tables(tables(result))
     print(f"wrote {out}")
+
+
+def tables(result: dict) -> list[Table]:
+    """Accuracy per text length; time per detection as a note."""
+    table = Table(["length", "n", "accuracy", "undecided"], notes=[
+        f"mean time per detection: {result['ms_per_detection']:.1f} ms "
+        f"({len(result['languages'])} languages)"])  # fmt: skip
+    for bucket, row in result["by_length"].items():
+        table.add(bucket, row["n"], f"{row['accuracy']:.1%}", row["undecided"])
+    return [table]
 
 
 if __name__ == "__main__":

@@ -17,12 +17,13 @@ Writes ``benchmarks/results/local_model.json``.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import statistics
 import time
 from pathlib import Path
+
+from _table import Table, print_tables, write_results
 
 from docket.llm import Message, Model, Request
 from docket.llm.local import LocalProvider
@@ -121,30 +122,34 @@ def main() -> None:
             "prompt_tokens_per_s": prefill["tokens_per_s"] >= TARGETS["prompt_tokens_per_s"],
         },
     }
-    print_table(report)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(report, indent=2) + "\n")
+    write_results(RESULTS, report)
+    print_tables(tables(report))
     print(f"wrote {RESULTS}")
 
 
-def print_table(report: dict) -> None:
-    """Print the headline numbers."""
+def tables(report: dict) -> list[Table]:
+    """The headline numbers against their targets."""
     prefill, gen, reuse = report["prefill"], report["generation"], report["prefix_reuse"]
-    rows = [
-        ("model load", f"{report['load_s']:.2f} s", ""),
-        ("prompt tokens/s (cold, ~500 tok)", f"{prefill['tokens_per_s']:.0f}",
-         f">= {TARGETS['prompt_tokens_per_s']:.0f}"),
-        ("generated tokens/s (greedy, 128)", f"{gen['tokens_per_s']:.1f}",
-         f">= {TARGETS['generated_tokens_per_s']:.0f}"),
-        (f"cold call, {reuse['prompt_tokens']:.0f}-token prompt", f"{reuse['cold_s']:.3f} s", ""),
-        (f"warm call, {reuse['warm_cached_tokens']:.0f} tokens reused", f"{reuse['warm_s']:.3f} s",
-         f"x{reuse['speedup']:.1f} faster"),
-    ]  # fmt: skip
-    print(
-        f"local model, {report['n_threads']} threads, load avg {report['load_average_before_after']}"
+    table = Table(
+        ["measure", "value", "target / note"],
+        title=f"local model, {report['n_threads']} threads, "
+        f"load avg {report['load_average_before_after'][0][0]:.2f}",
     )
-    for name, value, note in rows:
-        print(f"  {name:<40} {value:>10}  {note}")
+    table.add("model load, s", report["load_s"], "")
+    table.add(
+        "prompt tokens/s (cold, ~500 tok)",
+        prefill["tokens_per_s"],
+        f">= {TARGETS['prompt_tokens_per_s']:.0f}",
+    )
+    table.add(
+        "generated tokens/s (greedy, 128)",
+        gen["tokens_per_s"],
+        f">= {TARGETS['generated_tokens_per_s']:.0f}",
+    )
+    table.add(f"cold call, {reuse['prompt_tokens']:.0f}-token prompt, s", reuse["cold_s"], "")
+    table.add(f"warm call, {reuse['warm_cached_tokens']:.0f} tokens reused, s", reuse["warm_s"],
+              f"x{reuse['speedup']:.1f} faster")  # fmt: skip
+    return [table]
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from _table import Table, dict_table, print_tables, write_results  # noqa: E402
+
 from tests.scripted_server import Reply, serve  # noqa: E402  (the suite's scripted server)
 
 RESULTS = ROOT / "benchmarks" / "results" / "one_slot_server.json"
@@ -70,13 +72,9 @@ def _judged(db: Path) -> int:
         return con.execute("select count(*) from judgments").fetchone()[0]
 
 
-def print_table(rows: list[dict]) -> None:
-    """The rows as aligned columns."""
-    keys = list(rows[0])
-    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
-    print("  ".join(k.ljust(widths[k]) for k in keys))
-    for r in rows:
-        print("  ".join(str(r[k]).ljust(widths[k]) for k in keys))
+def tables(result: dict) -> list[Table]:
+    """The stored rows, one line per run."""
+    return [dict_table(result["rows"])]
 
 
 def main() -> None:
@@ -90,10 +88,10 @@ def main() -> None:
             for props in (False, True):
                 rows.append(run(src, props, Path(tmp), f"{i}-{props}"))
                 print(json.dumps(rows[-1]), flush=True)
-    print_table(rows)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"pairs": PAIRS, "latency_s": LATENCY_S, "timeout_s": TIMEOUT_S,
-                                   "load_before": os.getloadavg()[0], "rows": rows}, indent=2) + "\n")  # fmt: skip
+    result = {"pairs": PAIRS, "latency_s": LATENCY_S, "timeout_s": TIMEOUT_S,
+              "load_before": os.getloadavg()[0], "rows": rows}  # fmt: skip
+    write_results(RESULTS, result)
+    print_tables(tables(result))
     print(f"wrote {RESULTS}")
 
 

@@ -10,7 +10,11 @@ For each data set and method it measures:
 - plan after ``--pilot 20`` against the actual run of the remaining pairs: calls, tokens,
   wall time;
 - cap overshoot: ``--max-calls`` at half the actual calls, with 20 % of the attempts
-  failing (HTTP 500, retried): attempts the server saw beyond the cap.
+  failing (HTTP 500, retried): attempts the server saw beyond the cap;
+- wall time on 200 pairs (``--latency`` given as the server's time per call): the plan
+  and the projection of ``--pilot 20`` against the run, with the server answering after
+  0.2 s with 64 calls in flight, and as a 1-slot server (one call at a time, the others
+  queue; it reports ``total_slots`` at ``/props`` as llama.cpp's server does).
 
     python benchmarks/plan_accuracy.py            # both data sets, four methods
     python benchmarks/plan_accuracy.py --quick    # dl21 only
@@ -21,7 +25,6 @@ Prints a table and writes benchmarks/results/plan_accuracy.json.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import hashlib
 import json
 import tempfile
@@ -31,9 +34,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from docket.jobs import JobSpec, run_job
-from docket.jobs.caps import Bill, Caps
-from docket.jobs.plan import PlanInputs, plan_job
+from _table import Table, print_tables, write_results
+
+from docket.jobs import Caps, JobSpec, PlanInputs, plan_job, run_job, run_pilot
 from docket.llm.usage import Price
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,12 +56,27 @@ def tokens(text: str) -> int:
 
 
 class Server:
-    """The scripted server's state: attempts seen, faults to inject."""
+    """The scripted server's state: attempts seen, faults to inject, latency, slots."""
 
-    def __init__(self) -> None:
+    def __init__(self, latency_s: float = LATENCY_S, slots: int = 0) -> None:
         self.attempts = 0
         self.fault_every = 0
         self.lock = threading.Lock()
+        self.latency_s = latency_s
+        self.slots = slots
+        self.slot = threading.Semaphore(slots) if slots else None
+
+    def props(self) -> tuple[int, dict[str, Any]]:
+        """``GET /props``: the slots, as llama.cpp's server reports them (404 if unlimited)."""
+        return (200, {"total_slots": self.slots}) if self.slots else (404, {})
+
+    def wait(self) -> None:
+        """The server's time for one call; with slots, calls queue for a free one."""
+        if self.slot is None:
+            time.sleep(self.latency_s)
+            return
+        with self.slot:
+            time.sleep(self.latency_s)
 
     def reply(self, body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         if "messages" not in body:  # /tokenize
@@ -67,7 +85,7 @@ class Server:
         with self.lock:
             self.attempts += 1
             fault = self.fault_every and self.attempts % self.fault_every == 0
-        time.sleep(LATENCY_S)
+        self.wait()
         if fault:
             return 500, {"error": {"message": "injected fault"}}
         prompt = "\n".join(m["content"] for m in body["messages"])
@@ -93,9 +111,14 @@ def serve(state: Server) -> tuple[ThreadingHTTPServer, str]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
+        def do_GET(self) -> None:  # noqa: N802
+            self._send(*(state.props() if self.path == "/props" else (404, {})))
+
         def do_POST(self) -> None:  # noqa: N802
             length = int(self.headers.get("Content-Length") or 0)
-            status, body = state.reply(json.loads(self.rfile.read(length) or b"{}"))
+            self._send(*state.reply(json.loads(self.rfile.read(length) or b"{}")))
+
+        def _send(self, status: int, body: dict[str, Any]) -> None:
             payload = json.dumps(body).encode()
             self.send_response(status)
             self.send_header("Content-Type", "application/json")
@@ -120,22 +143,23 @@ def measure(data: str, method: str, base: str, state: Server, work: Path) -> dic
     """Plan, run, pilot and cap one method on one data set."""
     model = f"openai-compatible:{base}#mock?max_in_flight=8"
     pairs = DATA[data]
-    spec = JobSpec.of(method, model=model, db=str(work / f"{data}-{method}.db"), cache="off",
-                      **METHODS[method])  # fmt: skip
     inputs = PlanInputs(prices={"input": PRICE.input, "cached_input": PRICE.cached_input,
                                 "output": PRICE.output}, latency_s=LATENCY_S)  # fmt: skip
-    plan = plan_job(pairs, spec, job="plain", inputs=inputs)
+    shared = dict(model=model, db=str(work / f"{data}-{method}.db"), cache="off",
+                  **METHODS[method])  # fmt: skip
+    spec = JobSpec.of(method, plan_inputs=inputs, **shared)
+    plan = plan_job(pairs, spec, job="plain")
     state.fault_every = 0
     run = run_job(pairs, spec, job="plain")
     u = run.usage
     cost = PRICE.cost(u.prompt_tokens, u.cached_prompt_tokens, u.completion_tokens)
-    piloted = run_job(
-        pairs, dataclasses.replace(spec, bill=Bill(pilot=20, price=PRICE)), job="pilot"
-    )
-    report, main = piloted.pilot, piloted.usage
+    priced = JobSpec.of(method, price=PRICE, **shared)
+    report = run_pilot(pairs, priced, 20, job="pilot")
+    piloted = run_job(pairs, priced, job="pilot")
+    main = piloted.usage
     cap = max(1, u.calls // 2)
     state.fault_every, before = 5, state.attempts
-    capped = run_job(pairs, dataclasses.replace(spec, bill=Bill(caps=Caps(calls=cap))), job="cap")
+    capped = run_job(pairs, JobSpec.of(method, caps=Caps(calls=cap), **shared), job="cap")
     attempts = state.attempts - before
     state.fault_every = 0
     return {
@@ -153,44 +177,111 @@ def measure(data: str, method: str, base: str, state: Server, work: Path) -> dic
     }  # fmt: skip
 
 
+WALL_PAIRS = 200
+WALL = {  # scenario: (server latency, slots, max_in_flight, methods)
+    "0.2 s, 64 in flight": (0.2, 0, 64, ("single", "dream")),
+    "1-slot server, 0.2 s": (0.2, 1, None, ("single",)),
+}
+
+
+def measure_wall(scenario: str, method: str, work: Path) -> dict[str, Any]:
+    """The plan's and the pilot's wall time against the runs, on 200 pairs of dl21."""
+    latency, slots, in_flight, _ = WALL[scenario]
+    state = Server(latency, slots)
+    httpd, base = serve(state)
+    try:
+        model = f"openai-compatible:{base}#mock" + (
+            f"?max_in_flight={in_flight}" if in_flight else ""
+        )
+        shared = dict(model=model, db=str(work / f"wall-{slots}-{method}.db"), cache="off",
+                      limit=WALL_PAIRS, **METHODS[method])  # fmt: skip
+        spec = JobSpec.of(method, plan_inputs=PlanInputs(latency_s=latency), **shared)
+        plan = plan_job(DATA["dl21"], spec, job="plain")
+        run = run_job(DATA["dl21"], spec, job="plain")
+        report = run_pilot(DATA["dl21"], spec, 20, job="pilot")
+        main = run_job(DATA["dl21"], spec, job="pilot")
+    finally:
+        httpd.shutdown()
+    planned, projected = plan.wall_s.expected, report.projected["wall_s"].expected
+    return {
+        "scenario": scenario, "method": method, "pairs": plan.todo, "calls": run.usage.calls,
+        "plan_wall_s": round(planned, 2), "wall_s": round(run.elapsed_s, 2),
+        "plan_wall_err": _err(planned, run.elapsed_s),
+        "pilot_wall_s": round(projected, 2), "main_wall_s": round(main.elapsed_s, 2),
+        "pilot_wall_err": _err(projected, main.elapsed_s),
+    }  # fmt: skip
+
+
 def main() -> None:
     """Run every data set and method; print the table and write the JSON."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="dl21 only")
+    parser.add_argument("--wall-only", action="store_true", help="only the wall-time rows")
     args = parser.parse_args()
+    rows, walls = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for scenario, (*_, methods) in WALL.items():
+            for method in methods:
+                walls.append(measure_wall(scenario, method, Path(tmp)))
+                print(json.dumps(walls[-1]), flush=True)
+        if not args.wall_only:
+            rows = _bill_rows(["dl21"] if args.quick else list(DATA), Path(tmp))
+    if args.wall_only and RESULTS.exists():  # keep the other rows of the last full run
+        rows = json.loads(RESULTS.read_text())["rows"]
+    result = {"latency_s": LATENCY_S, "rows": rows, "wall": walls}
+    write_results(RESULTS, result)
+    print_tables(tables(result))
+    print(f"written {RESULTS}")
+
+
+def _bill_rows(datasets: list[str], work: Path) -> list[dict[str, Any]]:
     state = Server()
     httpd, base = serve(state)
     rows = []
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            for data in ["dl21"] if args.quick else list(DATA):
-                for method in METHODS:
-                    rows.append(measure(data, method, base, state, Path(tmp)))
-                    print_row(rows[-1])
+        for data in datasets:
+            for method in METHODS:
+                rows.append(measure(data, method, base, state, work))
+                print(json.dumps(rows[-1]), flush=True)
     finally:
         httpd.shutdown()
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps({"latency_s": LATENCY_S, "rows": rows}, indent=2) + "\n")
-    print(f"written {RESULTS}")
+    return rows
 
 
-def print_row(row: dict[str, Any]) -> None:
-    """One markdown table row (the header is printed before the first)."""
-    if not getattr(print_row, "header", False):
-        print(
-            "| data | method | pairs | calls | plan calls / tokens / cost error | "
-            "pilot 20 calls / tokens / wall error | cap (20 % faults): attempts, overshoot |"
-        )
-        print("|---|---|---|---|---|---|---|")
-        print_row.header = True  # type: ignore[attr-defined]
+def _pct(v: float | None) -> str:
+    return "-" if v is None else f"{v:+.0f} %"
 
-    def pct(v: float | None) -> str:
-        return "-" if v is None else f"{v:+.0f} %"
 
-    print(f"| {row['data']} | {row['method']} | {row['pairs']} | {row['calls']} | "
-          f"{pct(row['plan_calls_err'])} / {pct(row['plan_tokens_err'])} / {pct(row['plan_cost_err'])} | "
-          f"{pct(row['pilot_calls_err'])} / {pct(row['pilot_tokens_err'])} / {pct(row['pilot_wall_err'])} | "
-          f"{row['cap_attempts']} of {row['cap']}, {row['cap_overshoot']:+d} |", flush=True)  # fmt: skip
+def _row(table: Table, row: dict[str, Any]) -> None:
+    cap = (
+        f"{row['cap_attempts']} of {row['cap']}, {row['cap_overshoot']:+d}"
+        if "cap" in row
+        else None
+    )
+    table.add(row["data"], row["method"], row["pairs"], row["calls"],
+              f"{_pct(row['plan_calls_err'])} / {_pct(row['plan_tokens_err'])} / {_pct(row['plan_cost_err'])}",
+              f"{_pct(row['pilot_calls_err'])} / {_pct(row['pilot_tokens_err'])} / {_pct(row['pilot_wall_err'])}",
+              cap)  # fmt: skip
+
+
+def _empty() -> Table:
+    return Table(["data", "method", "pairs", "calls", "plan calls / tokens / cost error",
+                  "pilot 20 calls / tokens / wall error", "cap (20 % faults): attempts, overshoot"])  # fmt: skip
+
+
+def tables(result: dict) -> list[Table]:
+    """One line per data set and method: the plan's and the pilot's errors, the cap."""
+    table = _empty()
+    for row in result["rows"]:
+        _row(table, row)
+    wall = Table(["server", "method", "pairs", "calls", "plan wall s", "run wall s",
+                  "plan error", "pilot 20 projects s", "main run s", "pilot error"],
+                 title=f"wall time on {WALL_PAIRS} pairs (target ±25 %)")  # fmt: skip
+    for w in result.get("wall", []):
+        wall.add(w["scenario"], w["method"], w["pairs"], w["calls"], w["plan_wall_s"],
+                 w["wall_s"], _pct(w["plan_wall_err"]), w["pilot_wall_s"], w["main_wall_s"],
+                 _pct(w["pilot_wall_err"]))  # fmt: skip
+    return [table, wall]
 
 
 if __name__ == "__main__":

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import os
 import sys
 import tempfile
@@ -36,6 +35,7 @@ RESULTS = ROOT / "benchmarks" / "results" / "ray_scaleout.json"
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from _table import Table, dict_table, print_tables, write_results  # noqa: E402
 from judge_throughput import MockServer, write_pairs  # noqa: E402  (a sibling script)
 from sqlalchemy import create_engine, event, text  # noqa: E402
 
@@ -43,7 +43,7 @@ from docket.config import Settings  # noqa: E402
 from docket.jobs.compose import make_judge  # noqa: E402
 from docket.relevance import JudgeOptions  # noqa: E402
 from docket.relevance.pairs_io import scan_pairs  # noqa: E402
-from docket.runner import run_judge_job  # noqa: E402
+from docket.runner import judge_pairs  # noqa: E402
 from docket.runner.ray_executor import RayExecutor, init_ray  # noqa: E402
 from docket.store import open_store, upsert_job  # noqa: E402
 from docket.store.base import Store  # noqa: E402
@@ -90,7 +90,7 @@ def run(name: str, db: str, pairs: Path, server: MockServer, ray_workers: int) -
     start, start_cpu = time.perf_counter(), time.process_time()
     try:
         outcome = asyncio.run(
-            run_judge_job(store, "bench", loaded, make_judge(options, settings),
+            judge_pairs(store, "bench", loaded, make_judge(options, settings),
                           concurrency=CONCURRENCY, executor=executor)
         )  # fmt: skip
     finally:
@@ -106,13 +106,9 @@ def run(name: str, db: str, pairs: Path, server: MockServer, ray_workers: int) -
     }  # fmt: skip
 
 
-def print_table(rows: list[dict]) -> None:
-    """One line per run, columns padded."""
-    keys = list(rows[0])
-    widths = {k: max(len(k), *(len(str(r[k])) for r in rows)) for k in keys}
-    print("  ".join(k.ljust(widths[k]) for k in keys))
-    for r in rows:
-        print("  ".join(str(r[k]).ljust(widths[k]) for k in keys))
+def tables(result: dict) -> list[Table]:
+    """The stored rows, one line per run."""
+    return [dict_table(result["rows"])]
 
 
 def main() -> None:
@@ -141,11 +137,10 @@ def main() -> None:
     finally:
         server.stop()
         _schema(args.postgres, schema, drop=True)
-    print_table(rows)
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    load = os.getloadavg()[0]
-    RESULTS.write_text(json.dumps({"latency_s": 0.2, "concurrency": CONCURRENCY,
-                                   "load_average": load, "rows": rows}, indent=2) + "\n")  # fmt: skip
+    result = {"latency_s": 0.2, "concurrency": CONCURRENCY,
+              "load_average": os.getloadavg()[0], "rows": rows}  # fmt: skip
+    write_results(RESULTS, result)
+    print_tables(tables(result))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from _table import Table, print_tables, write_results
+
 from docket.adherence.record import read_records
 from docket.adherence.rules import load_rules
 from docket.errors import UserError
@@ -134,40 +136,36 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
-def print_table(result: dict[str, Any]) -> None:
-    """The fmt scores per rule, then the totals (and the LLM part if any)."""
+def tables(result: dict[str, Any]) -> list[Table]:
+    """The fmt scores per rule, then the totals (and the LLM part if any) as notes."""
     fmt = result["fmt"]
-    print(f"{'fmt rule':<22}{'samples':>8}{'P':>8}{'R':>8}")
+    table = Table(["fmt rule", "samples", "P", "R"], title="fmt tier, per rule")
     for rule_id, counts in fmt["by_rule"].items():
-        print(
-            f"{rule_id:<22}{counts['tp'] + counts['fn']:>8}{_fmt(counts['precision']):>8}{_fmt(counts['recall']):>8}"
-        )
-    scores = fmt["scores"]
-    print(
-        f"\nfmt tier: {fmt['kept']}/{fmt['attempted']} samples kept, precision {_fmt(scores['precision'])}, "
-        f"recall {_fmt(scores['recall'])}, F1 {_fmt(scores['f1'])} "
-        f"({'BUG: should be 1.0 by construction' if fmt['bug'] else 'as expected by construction'})"
-    )
-    print(
-        f"build {fmt['build_ms_per_sample']:.2f} ms/sample, reproducible: {fmt['reproducible']}; "
-        f"verify p50 {fmt['verify_latency_ms']['p50']:.2f} ms, p95 {fmt['verify_latency_ms']['p95']:.2f} ms"
-    )
-    print(
-        f"drops: {fmt['dropped'] or 'none'}; checkers without operator: {result['operators_missing']}"
-    )
+        table.add(rule_id, counts["tp"] + counts["fn"], counts["precision"], counts["recall"])
+    scores, latency = fmt["scores"], fmt.get("verify_latency_ms")
+    table.notes += [
+        f"fmt tier: {fmt['kept']}/{fmt['attempted']} samples kept, precision "
+        f"{_fmt(scores['precision'])}, recall {_fmt(scores['recall'])}, F1 {_fmt(scores['f1'])} "
+        f"({'BUG: should be 1.0 by construction' if fmt.get('bug') else 'as expected by construction'})",
+        f"build {fmt['build_ms_per_sample']:.2f} ms/sample, reproducible: {fmt['reproducible']}"
+        + (f"; verify p50 {latency['p50']:.2f} ms, p95 {latency['p95']:.2f} ms" if latency else ""),
+        f"drops: {fmt['dropped'] or 'none'}; checkers without operator: {result['operators_missing']}",
+    ]  # fmt: skip
     llm = result.get("llm")
     if llm:
-        print(f"\nLLM part ({llm['model']}, judge {llm['judge']}):")
-        if "error" in llm:
-            print(f"  build stopped: {llm['error']}")
-        else:
-            print(f"  {llm['kept']}/{llm['attempted']} kept")
+        table.notes.append(f"LLM part ({llm['model']}, judge {llm['judge']}): " + (
+            f"build stopped: {llm['error']}" if "error" in llm
+            else f"{llm['kept']}/{llm['attempted']} kept"))  # fmt: skip
         for drop in llm.get("dropped", []):
-            print(f"  dropped {drop['tier']} {drop['rule_id']}: {drop['reason']}")
+            table.notes.append(f"dropped {drop['tier']} {drop['rule_id']}: {drop['reason']}")
         if "run" in llm:
             run = llm["run"]["scores_needs_review_as_flag"]
-            print(f"  run on all rules: F1 (needs_review as flag) {_fmt(run['f1'])}")
-    print(f"\nreference: the RE-AD paper reports F1 {PAPER_F1} on its own benchmark (not a target)")
+            table.notes.append(f"run on all rules: F1 (needs_review as flag) {_fmt(run['f1'])}")
+    table.notes.append(
+        f"reference: the RE-AD paper reports F1 {result['paper_f1']} on its own benchmark "
+        "(not a target)"
+    )
+    return [table]
 
 
 def main() -> None:
@@ -197,11 +195,8 @@ def main() -> None:
     }
     if args.model:
         result["llm"] = llm_part(ruleset, seeds, args)
-    print_table(result)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    tmp = OUT.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(result, indent=2, default=str) + "\n")
-    tmp.replace(OUT)
+    write_results(OUT, result)
+    print_tables(tables(result))
 
 
 if __name__ == "__main__":

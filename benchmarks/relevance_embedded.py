@@ -31,7 +31,8 @@ import os
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+
+from _table import Table, print_tables
 
 from docket.agreement import cohen_kappa
 from docket.fanout import bounded_map
@@ -122,25 +123,25 @@ async def run_method(model: Model, name: str, pairs: list[Pair], samples: int) -
     return score(name, judgments, pairs, time.perf_counter() - started)
 
 
-def print_table(rows: list[dict]) -> None:
+COLUMNS = {
+    "model": "model", "method": "method", "first_reply_parse_rate": "parse1",
+    "calls_per_pair": "calls", "tokens_per_pair": "tok", "seconds_per_pair": "s/pair",
+    "balanced_accuracy": "bAcc", "escalation_rate": "esc",
+    "automatic_balanced_accuracy": "autoBA", "kappa": "kappa", "engaged_share": "engaged",
+    "ended": "ended",
+}  # fmt: skip
+
+
+def _table(rows: list[dict]) -> Table:
     """One line per model and method."""
-    head = (
-        f"{'model':<10} {'method':<9} {'parse1':>6} {'calls':>5} {'tok':>6} {'s/pair':>6} "
-        f"{'bAcc':>5} {'esc':>5} {'autoBA':>6} {'kappa':>6} {'engaged':>7}  ended"
-    )
-    print(head)
+    return Table(list(COLUMNS.values()), [[r.get(k) for k in COLUMNS] for r in rows])
 
-    def fmt(value: Any, spec: str) -> str:
-        return "-" if value is None else format(value, spec)
 
-    for r in rows:
-        print(
-            f"{r['model']:<10} {r['method']:<9} {fmt(r['first_reply_parse_rate'], '.3f'):>6} "
-            f"{r['calls_per_pair']:>5.2f} {r['tokens_per_pair']:>6.0f} "
-            f"{r['seconds_per_pair']:>6.1f} {fmt(r['balanced_accuracy'], '.3f'):>5} "
-            f"{r['escalation_rate']:>5.3f} {fmt(r['automatic_balanced_accuracy'], '.3f'):>6} "
-            f"{fmt(r['kappa'], '.3f'):>6} {fmt(r.get('engaged_share'), '.0%'):>7}  {r['ended']}"
-        )
+def tables(result: dict) -> list[Table]:
+    """The stored results, one line per model and method."""
+    rows = [{"model": short, **row} for short, entry in result.items()
+            for row in entry["methods"].values()]  # fmt: skip
+    return [_table(rows)]
 
 
 def main() -> None:
@@ -160,10 +161,10 @@ def main() -> None:
         for name in args.methods.split(","):
             result = asyncio.run(run_method(model, name, pairs, args.samples))
             rows.append({"model": short, **result})
-            print_table(rows[-1:])
+            print_tables([_table(rows[-1:])])
             save(args.out, short, len(pairs), rows[-1])  # after each method: keep the work
     print()
-    print_table(rows)
+    print_tables([_table(rows)])
     print(f"wrote {args.out}")
 
 

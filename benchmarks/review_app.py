@@ -25,7 +25,6 @@ Prints a table and writes benchmarks/results/review_app.json.
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import statistics
 import sys
@@ -52,7 +51,8 @@ sys.path.insert(0, str(ROOT))
 from tests.review.review_helpers import wound_payload  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
-from stranger_flood import Probe, start_process, worst_bodies  # noqa: E402
+from _table import Table, print_tables, write_results  # noqa: E402
+from stranger_flood import Probe, flood_table, start_process, worst_bodies  # noqa: E402
 from stranger_flood import run as run_flood  # noqa: E402
 
 
@@ -229,7 +229,7 @@ def main() -> None:
             store.close()
             flood = _strangers(Path(tmp) / "bench.db", tokens[1], args.flood_seconds)
             out = ROOT / "benchmarks" / "results" / "review_app_strangers.json"
-            out.write_text(json.dumps({"args": vars(args), "stranger_flood": flood}, indent=2))
+            write_results(out, {"args": vars(args), "stranger_flood": flood})
             print(f"written {out.relative_to(ROOT)}")
             return
         started = time.perf_counter()
@@ -243,33 +243,36 @@ def main() -> None:
             if args.flood_seconds > 0
             else None
         )
-    rows = [
-        (name, f"{v['median_ms']:.1f} ms", f"{v['p95_ms']:.1f} ms") for name, v in pages.items()
-    ]
-    rows.append(
-        (
-            f"decisions, {args.threads} threads",
-            f"{decisions['attempts_per_s']:.0f} attempts/s",
-            f"stored {decisions['stored_new']} of expected {decisions['expected']}",
-        )
-    )
-    width = max(len(r[0]) for r in rows)
-    print(f"{args.tasks} tasks (seeded in {seed_s:.1f} s)")
-    print(f"{'measure':<{width}}  median / rate      p95 / check")
-    for name, first, second in rows:
-        print(f"{name:<{width}}  {first:<18} {second}")
     result = {
         "args": vars(args),
         "machine": platform.platform(),
         "python": platform.python_version(),
         "target": "queue pages under 50 ms median at 100,000 tasks",
+        "seed_s": seed_s,
         "pages": pages,
         "decisions": decisions,
         "stranger_flood": flood,
     }
     out = ROOT / "benchmarks" / "results" / "review_app.json"
-    out.write_text(json.dumps(result, indent=2) + "\n")
+    write_results(out, result)
+    print_tables(tables(result))
     print(f"written {out.relative_to(ROOT)}")
+
+
+def tables(result: dict) -> list[Table]:
+    """Page latencies and the decision race (or, for a flood-only run, the flood)."""
+    if "pages" not in result:
+        return [flood_table(result["stranger_flood"])]
+    args, decisions = result["args"], result["decisions"]
+    table = Table(["measure", "median / rate", "p95 / check"],
+                  title=f"{args['tasks']:,} tasks; target: {result['target']}")  # fmt: skip
+    for name, v in result["pages"].items():
+        table.add(name, f"{v['median_ms']:.1f} ms", f"{v['p95_ms']:.1f} ms")
+    table.add(f"decisions, {args['threads']} threads",
+              f"{decisions['attempts_per_s']:.0f} attempts/s",
+              f"stored {decisions['stored_new']} of expected {decisions['expected']}")  # fmt: skip
+    flood = result.get("stranger_flood")
+    return [table, flood_table(flood)] if flood else [table]
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ Prints a table and writes benchmarks/results/startup.json.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import platform
 import resource
@@ -26,6 +25,8 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+
+from _table import Table, print_tables, write_results
 
 RESULTS = Path(__file__).resolve().parent / "results" / "startup.json"
 COMMANDS = {
@@ -79,23 +80,31 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=10)
     runs = parser.parse_args().runs
     results = {name: measure(args, runs) for name, args in COMMANDS.items()}
-    print(f"{'command':<26} {'median s':>9} {'best s':>7} {'CPU s':>6}")
-    for name, row in results.items():
-        print(
-            f"{name:<26} {row['median_s']:>9.3f} {row['best_s']:>7.3f} {row['cpu_median_s']:>6.3f}"
-        )
-    imports = top_imports()
-    print("\nlargest cumulative imports of `import docket.cli.main` (-X importtime):")
-    for module, seconds in imports:
-        print(f"  {seconds:7.3f} s  {module}")
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()[0]
-    RESULTS.write_text(json.dumps({
+    result = {
         "runs": runs, "machine": platform.machine(), "cpus": os.cpu_count(),
         "load_average_1min": round(load, 2), "python": platform.python_version(),
-        "commands": results, "top_imports": [{"module": m, "seconds": s} for m, s in imports],
-    }, indent=2) + "\n")  # fmt: skip
-    print(f"\n(load average {load:.2f} on {os.cpu_count()} CPUs) wrote {RESULTS}")
+        "commands": results, "top_imports": [{"module": m, "seconds": s} for m, s in top_imports()],
+    }  # fmt: skip
+    write_results(RESULTS, result)
+    print_tables(tables(result))
+    print(f"wrote {RESULTS}")
+
+
+def tables(result: dict) -> list[Table]:
+    """Seconds per command, then the largest imports."""
+    commands = Table(["command", "median s", "best s", "CPU s"], notes=[
+        f"load average {result['load_average_1min']:.2f} on {result['cpus']} CPUs, "
+        f"{result['runs']} runs each"])  # fmt: skip
+    for name, row in result["commands"].items():
+        commands.add(name, row["median_s"], row["best_s"], row["cpu_median_s"])
+    imports = Table(
+        ["module", "cumulative s"],
+        title="largest cumulative imports of `import docket.cli.main` (-X importtime)",
+    )
+    for row in result["top_imports"]:
+        imports.add(row["module"], row["seconds"])
+    return [commands, imports]
 
 
 if __name__ == "__main__":

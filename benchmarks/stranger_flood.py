@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 
 import httpx
 import uvicorn
+from _table import Table, print_tables
 
 TARGET_P95_MS = 50.0
 
@@ -171,13 +172,16 @@ def run(url: str, path: str, bodies: dict[str, bytes], probes: list[Probe], seco
         "quiet": flood(url, path, {}, probes, seconds),
         "flood": flood(url, path, bodies, probes, seconds),
     }
-    print(f"{'phase':>6} {'probe':<28} {'n':>5} {'p50 ms':>8} {'p95 ms':>8} {'max ms':>8}  p95<50")
+    print_tables([flood_table(rows)])
+    return rows
+
+
+def flood_table(rows: dict) -> Table:
+    """Probe latencies per phase against the p95 target; the strangers' answers as a note."""
+    table = Table(["phase", "probe", "n", "p50 ms", "p95 ms", "max ms", "p95 < 50 ms"])
     for phase, row in rows.items():
         for name, s in row["probes"].items():
-            ok = "yes" if s["p95_ms"] < TARGET_P95_MS else "NO"
-            print(
-                f"{phase:>6} {name:<28} {s['n']:>5} {s['p50_ms']:>8.1f} {s['p95_ms']:>8.1f} "
-                f"{s['max_ms']:>8.1f}  {ok}"
-            )
-    print("stranger requests:", json.dumps(rows["flood"]["stranger_requests"]))
-    return rows
+            table.add(phase, name, s["n"], s["p50_ms"], s["p95_ms"], s["max_ms"],
+                      s["p95_ms"] < TARGET_P95_MS)  # fmt: skip
+    table.notes.append("stranger requests: " + json.dumps(rows["flood"]["stranger_requests"]))
+    return table

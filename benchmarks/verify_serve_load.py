@@ -30,7 +30,8 @@ from docket.adherence.verify import Verifier
 from docket.adherence.web.api import DEFAULT_SETTINGS, create_app
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from stranger_flood import Probe, start, start_process, worst_bodies  # noqa: E402
+from _table import Table, print_tables, write_results  # noqa: E402
+from stranger_flood import Probe, flood_table, start, start_process, worst_bodies  # noqa: E402
 from stranger_flood import run as run_flood  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -110,21 +111,24 @@ def main() -> None:
         stranger = run_flood(flood_url, "/v1/verify", bodies, probes, args.flood_seconds)
     finally:
         stop()
-    print(
-        f"{'turns':>6} {'status':>6} {'request s':>10} {'health p50 ms':>14} {'health max ms':>14}"
-    )
-    for turns, row in rows.items():
-        print(
-            f"{turns:>6} {row['status']:>6.0f} {row['request_s']:>10.2f} "
-            f"{row['health_p50_ms']:>14.1f} {row['health_max_ms']:>14.1f}"
-        )
-    print(f"100,000 empty turns: HTTP {refusal['status']} in {refusal['seconds']:.2f} s")
     out = ROOT / "benchmarks" / "results" / "verify_serve_load.json"
-    out.write_text(
-        json.dumps({"by_turns": rows, "flood_100k": refusal, "stranger_flood": stranger}, indent=2)
-        + "\n"
-    )
+    result = {"by_turns": rows, "flood_100k": refusal, "stranger_flood": stranger}
+    write_results(out, result)
+    print_tables(tables(result))
     print(f"wrote {out}")
+
+
+def tables(result: dict) -> list[Table]:
+    """Health-check latency while one large request is verified, then the stranger flood."""
+    table = Table(["turns", "status", "request s", "health p50 ms", "health max ms"])
+    for turns, row in result["by_turns"].items():
+        table.add(int(turns), row["status"], row["request_s"], row["health_p50_ms"],
+                  row["health_max_ms"])  # fmt: skip
+    refusal = result["flood_100k"]
+    table.notes.append(
+        f"100,000 empty turns: HTTP {refusal['status']} in {refusal['seconds']:.2f} s"
+    )
+    return [table, flood_table(result["stranger_flood"])]
 
 
 if __name__ == "__main__":

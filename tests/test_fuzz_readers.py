@@ -2,15 +2,23 @@
 
 Each reader starts from a valid file, which hypothesis mutates (truncation, wrong types,
 NUL bytes, invalid UTF-8, deep nesting, 1 MB lines, huge numbers, stray bytes). The
-property: the reader returns, or raises an :class:`~docket.errors.InputError` whose
-message is one line and names the file. Any other exception (a traceback for the user)
-fails the test. ``max_examples`` keeps each reader to a few seconds.
+property: the reader returns, or raises a :class:`~docket.errors.UserError` (an
+``InputError``, or a ``ConfigError`` for ``docket.toml``) whose message is one line and
+names the file. Any other exception (a traceback for the user) fails the test.
+``max_examples`` keeps each reader to a few seconds.
+
+Besides the plain files: every reader that takes ``.gz`` gets its seed gzipped and then
+damaged (cut short, bytes flipped or inserted in the compressed stream, or plain text
+named ``.gz``); ``docket.toml`` is fuzzed like the other files; SOP documents as PDF and
+DOCX are damaged at the byte level.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +31,9 @@ from hypothesis import strategies as st
 from docket.adherence.authoring.sop import load_sop
 from docket.adherence.record import read_records
 from docket.adherence.rules.io import load_rules
-from docket.errors import InputError
-from docket.ir.corpus import iter_corpus_file
+from docket.config import load_settings
+from docket.errors import UserError
+from docket.ir.corpus import CorpusIndex, iter_corpus_file
 from docket.ir.formats import read_qrels, read_run
 from docket.ir.label_files import Scale, read_label_set
 from docket.ir.provenance import read_provenance
@@ -33,6 +42,7 @@ from docket.ir.rag import read_generation
 from docket.readeval.dataset import read_dataset
 from docket.relevance.pairs_io import read_labels, read_pairs, scan_pairs
 from docket.review.labelstudio_import import read_labelstudio
+from tests.adherence.sop_files import write_docx, write_pdf
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 MEGABYTE = 1_000_000
@@ -51,6 +61,7 @@ class Reader:
 JSON_SLOT = r'(?<=: )("(?:[^"\\]|\\.)*"|-?\d[\d.eE+-]*|true|false|null)'
 YAML_SLOT = r"(?<=: )[^\n{}\[\],]+"
 WORD_SLOT = r"[^\s]+"
+TOML_SLOT = r"(?<== )[^\n]+"
 CELL_SLOT = r"[^\t\n]+"
 
 
@@ -111,6 +122,43 @@ def _consume(iterable: Any) -> list:
     return list(iterable)
 
 
+TOML = b"""[docket]
+db = "judged.db"
+model = "openai:gpt-4o-mini"
+concurrency = 8
+timeout = 30.5
+max_in_flight = 16
+
+[docket.prices."openai:gpt-4o-mini"]
+input = 0.15
+output = 0.6
+"""
+
+
+def _indexed(path: Path) -> None:
+    """Read a corpus into a SQLite index, as ``--corpus-index`` does (a lone surrogate in
+    a document used to pass the reader and fail in the index)."""
+    CorpusIndex.build(iter_corpus_file(path), path.with_name(path.name + ".sqlite")).close()
+
+
+def _settings_and_prices(path: Path) -> None:
+    from docket.jobs.bill.prices import load_price_table
+
+    load_settings(path)
+    load_price_table(path)
+
+
+def _pdf_seed() -> bytes:
+    lines = [["1. PURPOSE", "Annotators write polite answers."], ["2. FORMAT", "No URLs."]]
+    with tempfile.TemporaryDirectory() as folder:
+        return write_pdf(Path(folder) / "sop.pdf", lines).read_bytes()
+
+
+def _docx_seed() -> bytes:
+    with tempfile.TemporaryDirectory() as folder:
+        return write_docx(Path(folder) / "sop.docx").read_bytes()
+
+
 READERS = [
     Reader("pairs.jsonl", (EXAMPLES / "pairs.jsonl").read_bytes(), read_pairs, JSON_SLOT),
     Reader("pairs.tsv", _pairs_tsv(), read_pairs, CELL_SLOT),
@@ -160,7 +208,13 @@ READERS = [
     Reader("dataset.jsonl", _dataset(), read_dataset, JSON_SLOT),
     Reader("sop.md", (EXAMPLES / "sop/dialogue_sop.md").read_bytes(), load_sop, WORD_SLOT),
     Reader("labelstudio.json", LABELSTUDIO, lambda p: read_labelstudio(p, "j"), JSON_SLOT),
+    Reader("docket.toml", TOML, _settings_and_prices, TOML_SLOT),
+    Reader("indexed.jsonl", (EXAMPLES / "ir/corpus.jsonl").read_bytes(), _indexed, JSON_SLOT),
+    Reader("sop.pdf", _pdf_seed(), load_sop, WORD_SLOT),
+    Reader("sop.docx", _docx_seed(), load_sop, WORD_SLOT),
 ]  # fmt: skip
+# The readers that take a gzipped file (all that read through docket.reading.open_text).
+GZIPPED = [r for r in READERS if r.name.endswith((".jsonl", ".tsv", ".txt", ".trec", ".qrels"))]
 
 # Values a "wrong type" mutation puts in place of one value of the file.
 WRONG = [
@@ -236,12 +290,12 @@ def _mutated(reader: Reader) -> st.SearchStrategy[bytes]:
 
 
 def check_reader(reader: Reader, folder: Path, content: bytes) -> None:
-    """The property: ``reader`` parses ``content`` or raises one located InputError line."""
+    """The property: ``reader`` parses ``content`` or raises one located user-error line."""
     path = folder / reader.name
     path.write_bytes(content)
     try:
         reader.read(path)
-    except InputError as exc:
+    except UserError as exc:
         shown = exc.one_line()
         assert "\n" not in shown and "\r" not in shown, shown
         assert str(path) in shown, shown
@@ -271,5 +325,56 @@ def test_a_mutated_file_parses_or_fails_with_one_located_line(
     @given(content=_mutated(reader))
     def fuzz(content: bytes) -> None:
         check_reader(reader, folder, content)
+
+    fuzz()
+
+
+def _gzipped(reader: Reader) -> Reader:
+    return Reader(reader.name + ".gz", gzip.compress(reader.seed, mtime=0), reader.read, "")
+
+
+def _damage(content: bytes, where: float, payload: bytes) -> bytes:
+    cut = _at(content, where)
+    return content[:cut] + payload + content[cut + len(payload) :]
+
+
+def _damaged_gzip(reader: Reader) -> st.SearchStrategy[bytes]:
+    """The gzipped seed cut short, overwritten or extended anywhere; the plain seed, or a
+    plain mutation of it, under the ``.gz`` name; a gzip of a mutated file."""
+    packed = gzip.compress(reader.seed, mtime=0)
+    where = st.floats(0, 1)
+    return st.one_of(
+        where.map(lambda w: _truncate(packed, w)),
+        st.tuples(where, st.binary(min_size=1, max_size=8)).map(lambda t: _damage(packed, *t)),
+        st.tuples(where, st.sampled_from(STRAY)).map(lambda t: _insert(t[1])(packed, t[0])),
+        st.just(reader.seed),
+        _mutated(reader),
+        _mutated(reader).map(lambda content: gzip.compress(content, mtime=0)),
+    )
+
+
+def test_every_gzip_reader_accepts_its_gzipped_seed(tmp_path: Path) -> None:
+    for reader in map(_gzipped, GZIPPED):
+        path = tmp_path / reader.name
+        path.write_bytes(reader.seed)
+        reader.read(path)
+
+
+@pytest.mark.parametrize("reader", GZIPPED, ids=[r.name + ".gz" for r in GZIPPED])
+def test_a_damaged_gzip_parses_or_fails_with_one_located_line(
+    reader: Reader, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    folder, named = tmp_path_factory.mktemp("fuzz-gz"), _gzipped(reader)
+
+    @settings(
+        max_examples=40,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+    @given(content=_damaged_gzip(reader))
+    def fuzz(content: bytes) -> None:
+        check_reader(named, folder, content)
 
     fuzz()

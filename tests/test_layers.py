@@ -28,7 +28,12 @@ FORBIDDEN = {
     },
     "docket.adherence.verify": {"docket.cli", "docket.runner", "docket.web", "docket.review"},
     "docket.runner": {"docket.cli", "docket.jobs", "docket.web"},
-    "docket.jobs": {"docket.cli", "docket.web"},
+    "docket.jobs": {"docket.cli", "docket.web", "docket.holes"},
+    # hole work sits above the job API and finding holes (jobs, ir, relevance, store...)
+    "docket.ir": {"docket.cli", "docket.web", "docket.jobs", "docket.holes"},
+    "docket.holes": {"docket.cli", "docket.web", "docket.review"},
+    # Audits sit above the store, the review queue and the job API, below the CLI.
+    "docket.audit": {"docket.cli", "docket.web", "docket.review.web"},
 }
 # Circles closed only by imports inside functions: none is left (the provider registry
 # loads providers through entry points, by name). No new one may appear.
@@ -109,6 +114,43 @@ def test_engines_the_runner_and_the_job_api_never_import_the_cli() -> None:
         if any(_within(name, f) for f in forbidden)
     ]
     assert wrong == []
+
+
+def private_imports_in(source: str, module: str, *, package: bool) -> list[str]:
+    """``from other import _name`` of docket modules other than ``module`` itself."""
+    tree = ast.parse(source)
+    package_name = module if package else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.ImportFrom):
+            continue
+        base = node.module or ""
+        if node.level:
+            parts = package_name.split(".")
+            base = ".".join([*parts[: len(parts) - node.level + 1], *filter(None, [node.module])])
+        if base.split(".")[0] != "docket" or base == module:
+            continue
+        found += [f"{base}.{a.name}" for a in node.names
+                  if a.name.startswith("_") and not a.name.startswith("__")]  # fmt: skip
+    return found
+
+
+def test_no_module_imports_a_private_name_of_another() -> None:
+    # A ``_name`` is the module's own; another module that needs it needs a public name.
+    wrong = [
+        f"{module} imports {name}"
+        for module, path in MODULES.items()
+        for name in private_imports_in(path.read_text(), module, package=path.name == "__init__.py")
+    ]
+    assert wrong == []
+
+
+def test_the_private_import_reader_sees_relative_and_absolute_imports() -> None:
+    source = "from docket.holes.run import _stem, load\nfrom .order import _Query\n"
+    assert private_imports_in(source, "docket.holes.x", package=False) == [
+        "docket.holes.run._stem",
+        "docket.holes.order._Query",
+    ]
 
 
 def circles(*, lazy: bool) -> set[frozenset[str]]:

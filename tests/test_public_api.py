@@ -8,6 +8,7 @@ EXPECTED = {
     "ConfigError",
     "DocketError",
     "InputError",
+    "JobSpec",
     "JudgeOptions",
     "Judgment",
     "Message",
@@ -33,6 +34,7 @@ EXPECTED = {
     "load_rules",
     "open_store",
     "read_pairs",
+    "run_job",
 }
 
 

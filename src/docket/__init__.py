@@ -42,10 +42,13 @@ _LAZY = {
     "build_judge": "docket.relevance",
     "read_pairs": "docket.relevance",
     "open_store": "docket.store",
+    "JobSpec": "docket.jobs",
+    "run_job": "docket.jobs",
 }
 
 if TYPE_CHECKING:
     from docket.adherence import Record, Rule, RuleSet, Submission, Verifier, load_rules
+    from docket.jobs import JobSpec, run_job
     from docket.llm import Message, Model, Request
     from docket.relevance import JudgeOptions, Judgment, Pair, build_judge, read_pairs
     from docket.store import open_store
@@ -69,6 +72,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "ConfigError",
+    "JobSpec",
     "JudgeOptions",
     "Judgment",
     "Message",
@@ -84,6 +88,7 @@ __all__ = [
     "load_rules",
     "open_store",
     "read_pairs",
+    "run_job",
     "DocketError",
     "InputError",
     "MissingDependencyError",

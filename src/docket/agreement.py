@@ -4,7 +4,10 @@ Two raters: :func:`cohen_kappa` (unweighted) and :func:`weighted_kappa` (linear 
 quadratic weights) over aligned label sequences, or :func:`kappa_from_confusion` over a
 confusion matrix built once with :func:`confusion_matrix`. Any number of raters, missing
 ratings allowed: :func:`fleiss_kappa` and :func:`krippendorff_alpha` (nominal, ordinal or
-interval). Every function returns NaN where its statistic is undefined.
+interval). Balanced accuracy: :func:`balanced_accuracy`, undefined when a class has no gold
+item (:func:`mean_recall` states the rule). Every function returns NaN where its statistic
+is undefined, and :func:`shown` prints a figure with its n, as too few under
+:data:`MIN_PAIRS` pairs.
 """
 
 from __future__ import annotations
@@ -122,6 +125,87 @@ def weighted_kappa(
         raise ValueError(f"weights must be linear or quadratic, not {weights!r}")
     table = confusion_matrix(a, b, categories)
     return kappa_from_confusion(table, weights)  # type: ignore[arg-type]
+
+
+MIN_PAIRS = 10
+"""An agreement figure over fewer pairs than this is reported as too few, not as a number."""
+
+
+def shown(value: float | None, n: int, fmt: str = ".3f") -> str:
+    """An agreement figure as text, with the number of pairs it is computed over.
+
+    ``0.412 (n=80)``; ``n/a (n=6)`` when the figure is undefined; ``too few (n=3)`` under
+    :data:`MIN_PAIRS` pairs, whatever the value came out as (a kappa of 1.0 over 3 pairs
+    says nothing). ``fmt`` is a format spec, or ``%`` for a percentage.
+    """
+    if value is None or math.isnan(value):
+        return f"n/a (n={n})"
+    if n < MIN_PAIRS:
+        return f"too few (n={n})"
+    text = f"{100 * value:.1f}%" if fmt == "%" else format(value, fmt)
+    return f"{text} (n={n})"
+
+
+def recalls_from_confusion(table: ArrayLike) -> list[float]:
+    """Recall of each gold class from a confusion matrix whose rows are gold classes.
+
+    The recall of class i is ``table[i, i] / table[i].sum()``: the share of its gold items
+    predicted as i. Columns past the last row count predictions outside the classes (an
+    escalated pair without a label, say): misses for every class.
+
+    Returns:
+        One recall per row; NaN for a class without gold items.
+    """
+    matrix = np.asarray(table, dtype=float)
+    totals = matrix.sum(axis=1)
+    return [float(matrix[i, i] / totals[i]) if totals[i] else math.nan for i in range(len(matrix))]
+
+
+def mean_recall(recalls: Sequence[float]) -> float:
+    """Balanced accuracy from per-class recalls: their mean, NaN when any is NaN.
+
+    The one rule for an absent class: a class of the scale without gold items has no
+    recall, and then the balanced accuracy is undefined too. A mean over the classes
+    present alone would be the plain recall of the one class left, which says nothing
+    about balance: on an all-relevant gold set a judge that calls everything relevant
+    would score 1.0. Report the present class's recall instead.
+    """
+    if not recalls or any(math.isnan(r) for r in recalls):
+        return math.nan
+    return float(np.mean(recalls))
+
+
+def balanced_accuracy(
+    gold: Sequence[Hashable],
+    predicted: Sequence[Hashable | None],
+    classes: Sequence[Hashable] = (0, 1),
+) -> float:
+    """The mean of the per-class recalls of ``predicted`` against ``gold``.
+
+    Args:
+        gold: gold labels, each one of ``classes``.
+        predicted: predicted labels, aligned with ``gold``; a label outside ``classes``
+            (None for an escalated pair, say) is a miss.
+        classes: every class of the scale (default: irrelevant 0, relevant 1).
+
+    Returns:
+        Balanced accuracy in [0, 1]; NaN when a class has no gold item
+        (see :func:`mean_recall` for why) or there are no items.
+
+    Raises:
+        ValueError: different lengths, or a gold label outside ``classes``.
+    """
+    if len(gold) != len(predicted):
+        raise ValueError(
+            f"balanced_accuracy needs aligned labels, got {len(gold)} and {len(predicted)}"
+        )
+    index = {c: i for i, c in enumerate(classes)}
+    table = np.zeros((len(classes), len(classes) + 1))
+    for g, p in zip(gold, predicted, strict=True):
+        if g not in index:
+            raise ValueError(f"gold label {g!r} is not among {list(classes)}")
+        table[index[g], index.get(p, len(classes))] += 1
+    return mean_recall(recalls_from_confusion(table))
 
 
 # Fleiss' kappa and Krippendorff's alpha, for more than two raters and missing ratings.

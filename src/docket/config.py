@@ -15,9 +15,10 @@ from platformdirs import user_cache_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from docket.errors import ConfigError
-from docket.reading import first_problem
+from docket.reading import first_problem, one_line
 
 CONFIG_FILE = "docket.toml"
+_TOML_HINT = "docket.toml holds a [docket] table of settings, see docket --help"
 
 
 def default_cache_path() -> str:
@@ -73,30 +74,56 @@ def docket_table(path: Path) -> dict[str, Any]:
     """The ``[docket]`` table of a TOML file; {} when the file does not exist.
 
     Raises:
-        ConfigError: the file is not valid TOML (names the file and the problem).
+        ConfigError: the file is not UTF-8, not valid TOML, nests too deeply, holds a
+            number Python refuses (over 4300 digits), or its ``docket`` is no table; the
+            message names the file and the problem.
     """
     if not path.exists():
         return {}
+    if path.is_dir():
+        raise ConfigError(f"{path}: is a folder, not a settings file", hint=_TOML_HINT)
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_bytes().decode("utf-8-sig"))
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: not UTF-8 text (bad byte at offset {exc.start})", hint="save it as UTF-8"
+        ) from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: {exc}", hint="fix the TOML syntax") from exc
-    return dict(data.get("docket", {}))
+        raise ConfigError(f"{path}: {one_line(str(exc))}", hint="fix the TOML syntax") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: values nested too deeply", hint=_TOML_HINT) from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise ConfigError(f"{path}: {one_line(str(exc))}", hint=_TOML_HINT) from None
+    table = data.get("docket", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: 'docket' must be a table ([docket])", hint=_TOML_HINT)
+    return dict(table)
 
 
 def _file_values(path: Path) -> dict[str, Any]:
     values = docket_table(path)
-    values.pop("prices", None)  # [docket.prices] is read by docket.jobs.prices
+    values.pop("prices", None)  # [docket.prices] is read by docket.jobs.bill.prices
     return values
 
 
 def load_settings(config_path: Path | None = None, **overrides: Any) -> Settings:
-    """Merge file, environment and explicit overrides (None means 'not given')."""
-    values = _file_values(config_path or Path(CONFIG_FILE))
-    values.update(_env_values())
-    values.update({k: v for k, v in overrides.items() if v is not None})
+    """Merge file, environment and explicit overrides (None means 'not given').
+
+    Raises:
+        ConfigError: a bad file (see :func:`docket_table`) or a bad value; a bad value
+            read from the file names the file.
+    """
+    path = config_path or Path(CONFIG_FILE)
+    values = _file_values(path)
+    from_file = set(values)
+    given = {**_env_values(), **{k: v for k, v in overrides.items() if v is not None}}
+    values.update(given)
     try:
         return Settings(**values)
     except ValidationError as exc:
         field, message, _ = first_problem(exc)
-        raise ConfigError(f"setting '{field}': {message}", hint="see docket --help") from exc
+        key = (field or "").split(".")[0]
+        where = f"{path}: " if key in from_file and key not in given else ""
+        raise ConfigError(
+            f"{where}setting '{field}': {message}", hint="see docket --help"
+        ) from None

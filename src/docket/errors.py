@@ -27,7 +27,7 @@ Every error docket raises on purpose derives from :class:`DocketError`::
     │   ├── RequestRefusedError   the server refused this one request (HTTP 400, 413, 422):
     │   │                         the pair fails, the job goes on
     │   └── ModelUnavailableError (see above: a model error the user must fix, so a UserError)
-    ├── BudgetReachedError        a call would pass a budget cap (--max-cost ...): the run
+    ├── CapReachedError           a call would pass a spend cap (--max-cost ...): the run
     │                             stops cleanly, finished pairs saved, exit 5
     ├── PilotRejectedError        the pilot missed --min-kappa or --max-escalation: the main
     │                             run does not start, the pilot's judgments stay, exit 4
@@ -67,16 +67,17 @@ SHOWN_CHARS = 300
 """The longest problem or field an InputError shows; a 1 MB value is cut in the middle."""
 
 
-def shown(text: str) -> str:
-    """``text`` safe for a one-line error: control characters escaped, at most 300 characters.
+def shown(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` safe for a one-line error: control characters escaped, at most ``limit``
+    (300) characters.
 
     Input errors quote what the file holds (a docid, a score), which may hold line breaks
     or run for a megabyte; the message stays one readable line whatever the input.
     """
     text = str(text).translate(_CONTROL)
-    if len(text) <= SHOWN_CHARS:
+    if len(text) <= limit:
         return text
-    return f"{text[: SHOWN_CHARS - 60]} … ({len(text):,} characters) … {text[-30:]}"
+    return f"{text[: limit - 60]} … ({len(text):,} characters) … {text[-30:]}"
 
 
 class InputError(UserError):
@@ -98,8 +99,19 @@ class InputError(UserError):
         super().__init__(f"{prefix}{field_part}{shown(message)}", hint=hint)
 
 
+CONFIG_CHARS = 1000
+"""The longest message a ConfigError shows: it may quote a key or value of a settings file."""
+
+
 class ConfigError(UserError):
-    """An invalid setting, model name or option combination."""
+    """An invalid setting, model name or option combination.
+
+    Its message may quote a settings file (a 1 MB key of ``docket.toml``), so it is kept
+    to one line of at most :data:`CONFIG_CHARS` characters, as an InputError is.
+    """
+
+    def __init__(self, message: str, *, hint: str = "") -> None:
+        super().__init__(shown(message, CONFIG_CHARS), hint=hint)
 
 
 class MissingDependencyError(UserError):
@@ -155,14 +167,20 @@ class UnreadableReplyError(ModelUnavailableError):
     """
 
 
-class BudgetReachedError(DocketError):
-    """A call or pair would pass one of the job's budget caps; nothing more is started."""
+class CapReachedError(DocketError):
+    """A call or pair would pass one of the job's spend caps; nothing more is started."""
 
 
 class PilotRejectedError(DocketError):
-    """The pilot missed ``--min-kappa`` or ``--max-escalation``; ``report`` holds it."""
+    """The pilot missed ``--min-kappa`` or ``--max-escalation``; ``report`` holds it.
 
-    report: object = None
+    ``report`` is the :class:`~docket.jobs.bill.pilot.PilotReport` that missed the gate
+    (typed ``object`` here: the error tree imports nothing of docket).
+    """
+
+    def __init__(self, message: str, *, report: object, hint: str = "") -> None:
+        super().__init__(message, hint=hint)
+        self.report = report
 
 
 class ParseError(DocketError):

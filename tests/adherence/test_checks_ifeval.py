@@ -14,6 +14,7 @@ instructions.py, with the verdict its check_following gives.
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -28,6 +29,8 @@ ROOT = HERE.parents[1]
 
 
 def _parity():  # type: ignore[no-untyped-def]
+    if str(ROOT / "benchmarks") not in sys.path:  # the script imports its sibling _table
+        sys.path.insert(0, str(ROOT / "benchmarks"))
     spec = importlib.util.spec_from_file_location(
         "ifeval_parity", ROOT / "benchmarks" / "ifeval_parity.py"
     )

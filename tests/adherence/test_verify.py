@@ -173,7 +173,7 @@ async def test_llm_calls_run_concurrently() -> None:
     await verifier.verify(Submission(DIALOGUE, 1))
     # Two sim and two sub rules: each tier's calls overlap instead of running in turn
     # (counted at the provider, not timed, so a loaded machine cannot flake it).
-    assert (sim.provider.max_in_flight, sub.provider.max_in_flight) == (2, 2)
+    assert (sim.provider.peak_in_flight, sub.provider.peak_in_flight) == (2, 2)
 
 
 async def test_a_checker_that_raises_becomes_needs_review(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
-from dataclasses import dataclass
 
 from docket.adherence.record import Record, Turn
 from docket.adherence.rules import RuleSet
 from docket.llm import Completion, Model, Request, RetryPolicy
+from docket.llm.fake import FakeProvider, slow_fake
 from docket.llm.provider import register_provider
 
 NO_RETRY = RetryPolicy(max_retries=0)
@@ -82,41 +81,14 @@ def asked_rule(request: Request) -> str:
     return match.group(1)
 
 
-@dataclass
-class SlowProvider:
-    """An async provider that answers after ``delay`` seconds (never blocks the loop)."""
-
-    name: str
-    delay: float
-    reply: str
-    max_concurrency: int = 16
-    supports_json_schema: bool = False
-    supports_logprobs: bool = False
-    cached_tokens: int = 0
-    in_flight: int = 0
-    max_in_flight: int = 0
-
-    async def generate(self, request: Request) -> Completion:
-        """Sleep, then answer with the fixed reply; count how many calls overlap."""
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        try:
-            await asyncio.sleep(self.delay)
-        finally:
-            self.in_flight -= 1
-        return Completion(
-            self.reply,
-            prompt_tokens=100,
-            completion_tokens=3,
-            cached_prompt_tokens=self.cached_tokens,
-        )
-
-
-SLOW: dict[str, SlowProvider] = {}
+SLOW: dict[str, FakeProvider] = {}
 register_provider("slowtest", lambda rest: SLOW[rest])
 
 
 def slow_model(name: str, delay: float, reply: str, cached_tokens: int = 0) -> Model:
     """A model answering ``reply`` after ``delay`` seconds, through the provider registry."""
-    SLOW[name] = SlowProvider(f"slowtest:{name}", delay, reply, cached_tokens=cached_tokens)
+    answer = Completion(reply, prompt_tokens=100, completion_tokens=3,
+                        cached_prompt_tokens=cached_tokens)  # fmt: skip
+    SLOW[name] = slow_fake(answer, delay, name=f"slowtest:{name}", max_concurrency=16,
+                           supports_logprobs=False)  # fmt: skip
     return Model(f"slowtest:{name}", retry=NO_RETRY)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from docket.holes import simulate_orders
+from docket.holes.simulate import plan_simulation
 from docket.ir.formats import read_qrels, read_runs
-from docket.ir.simulate import plan_simulation
-from docket.jobs import JobSpec, simulate_budget
+from docket.jobs import JobSpec
 
 DATA = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "dl20"
 
@@ -15,7 +16,7 @@ def test_every_order_recovers_everything_at_full_budget_and_prefixes_agree(
     tmp_path: Path,
 ) -> None:
     runs = sorted(DATA.glob("run.*.txt"))
-    report = simulate_budget(
+    report = simulate_orders(
         DATA / "qrels.dl20.txt", runs, spec=JobSpec.of(db=str(tmp_path / "o.db")),
         budgets=("10%", "50%", "100%"), fraction=0.05, seed=3, depth=10, oracle=True,
     )  # fmt: skip

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docket.errors import UserError
-from docket.ir.budget import ORDERS, HoleOrder, parse_budget
+from docket.holes.order import ORDERS, HoleOrder, parse_hole_count
 from docket.ir.formats import Run
 
 RUNS = [
@@ -68,12 +68,12 @@ def test_existing_judgments_steer_the_first_draws() -> None:
 @pytest.mark.parametrize(
     ("text", "expected"), [("10", 10), ("25%", 15), ("100%", 60), ("60", 60), ("0.5%", 0)]
 )
-def test_parse_budget(text: str, expected: int) -> None:
+def test_parse_hole_count(text: str, expected: int) -> None:
     if expected == 0:
         with pytest.raises(UserError, match="0 pairs of the 60"):
-            parse_budget(text, 60)
+            parse_hole_count(text, 60)
     else:
-        assert parse_budget(text, 60) == expected
+        assert parse_hole_count(text, 60) == expected
 
 
 @pytest.mark.parametrize(
@@ -83,7 +83,7 @@ def test_parse_budget(text: str, expected: int) -> None:
 )  # fmt: skip
 def test_bad_budgets_name_the_counts(text: str, message: str) -> None:
     with pytest.raises(UserError, match=message):
-        parse_budget(text, 60)
+        parse_hole_count(text, 60)
 
 
 def test_unknown_order() -> None:

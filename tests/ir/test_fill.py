@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from docket.errors import InputError
+from docket.holes.fill import build_pairs, summarize_fill
 from docket.ir.corpus import open_corpus
-from docket.ir.fill import build_pairs, summarize_fill
 from docket.ir.formats import Run
 from docket.ir.holes import find_holes
 from docket.ir.provenance import (

@@ -65,7 +65,7 @@ def test_fill_stops_at_the_budget_and_a_rerun_continues(bench, tmp_path: Path) -
      (("--budget", "200%"), "budget 200% is 12 pairs, over the 6 in the pool"),
      (("--budget", "lots"), "budget 'lots' is not N or P%"),
      (("--order", "best"), "unknown order 'best'"),
-     (("--budget", "2", "--limit", "3"), "replace --limit and --audit")],
+     (("--budget", "2", "--limit", "3"), "replace --limit, --audit and --whole-pool")],
 )  # fmt: skip
 def test_fill_bad_budget_is_one_line_exit_2_and_writes_nothing(
     bench, tmp_path: Path, monkeypatch, capsys, extra: tuple[str, ...], message: str
@@ -90,7 +90,7 @@ def test_simulate_with_the_oracle_needs_no_text_and_no_model(bench, tmp_path: Pa
     assert CALLS["n"] == calls
 
 
-def test_simulate_budget_table_json_and_plot(bench, tmp_path: Path) -> None:
+def test_simulate_orders_table_json_and_plot(bench, tmp_path: Path) -> None:
     out, plot = tmp_path / "b.json", tmp_path / "b.png"
     args = _sim_args(bench, tmp_path, "--oracle", "--fraction", "1", "--budget", "2,100%")
     result = runner.invoke(app, [*args, "--out", str(out), "--plot", str(plot)])
@@ -133,7 +133,7 @@ def test_the_oracle_is_not_a_method_for_real_holes(
     assert result.exit_code == 2 and "No such option" in result.output
 
 
-def test_simulate_budget_with_a_model_judges_each_pair_once_across_orders(
+def test_simulate_orders_with_a_model_judges_each_pair_once_across_orders(
     bench, tmp_path: Path
 ) -> None:
     out = tmp_path / "m.json"

@@ -129,8 +129,9 @@ def test_trec_eval_output(eight, tmp_path: Path) -> None:
     assert lines[0] == ["runid".ljust(22), "all", "A"]
     overall = {(ln[0].strip(), ln[1]): ln[2] for ln in lines[: 1 + 2 * 9]}
     scores = json.loads(report.read_text())["scores"]["original"]["A"]
-    assert float(overall[("nDCG@10", "all")]) == pytest.approx(scores["nDCG@10"], abs=5e-5)
-    assert overall[("P@1", "q1")] == "0.0000" and overall[("P@1", "q2")] == "1.0000"
+    # trec_eval's own names: nDCG@10 is ndcg_cut_10, P@1 is P_1
+    assert float(overall[("ndcg_cut_10", "all")]) == pytest.approx(scores["nDCG@10"], abs=5e-5)
+    assert overall[("P_1", "q1")] == "0.0000" and overall[("P_1", "q2")] == "1.0000"
     assert sum(ln[0].strip() == "runid" for ln in lines) == 3
 
 

@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from docket.agreement import balanced_accuracy
 from docket.errors import InputError, UserError
+from docket.holes.run import simulate_holes
+from docket.holes.simulate import drop_judgments
 from docket.ir.corpus import open_corpus
 from docket.ir.formats import Run
 from docket.ir.rag import rag_alignment, read_generation
-from docket.ir.simulate import balanced_accuracy, drop_judgments
 from docket.jobs import JobSpec
-from docket.jobs.holes import simulate_holes
 from docket.relevance.types import Judgment, Pair
 
 from .conftest import QRELS, QUERIES, RUNS

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from docket.errors import ConfigError, UserError
+from docket.holes import fill_holes
+from docket.holes.oracle import OracleJudge
 from docket.ir.documents import Document
 from docket.ir.formats import Run
-from docket.ir.oracle import OracleJudge
-from docket.jobs import JobSpec, fill_holes
+from docket.jobs import JobSpec
 from tests.helpers_judges import KeywordJudge
 
 RUNS = [

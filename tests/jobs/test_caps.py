@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from docket.cli.main import app
 from docket.errors import ConfigError
 from docket.jobs import run_job
-from docket.jobs.caps import Caps
+from docket.jobs.bill.caps import Caps
 from docket.llm.fake import register_fake
 from docket.llm.types import Request
 from docket.llm.usage import Price

@@ -8,7 +8,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from docket.cli.main import app
-from docket.jobs.live import LiveSpend
+from docket.jobs.bill.live import LiveSpend
 from docket.llm.fake import register_fake
 from docket.llm.usage import Price, Usage
 

@@ -12,7 +12,7 @@ import pytest
 import typer
 from typer.testing import CliRunner
 
-from docket.cli.judging_flags import FLAGS
+from docket.cli.judging_flags import GROUPS, RUNNING
 from docket.cli.main import app
 from docket.store import open_store
 from docket.store.tables import Job
@@ -20,6 +20,8 @@ from tests.ir.conftest import make_bench
 from tests.scripted_server import serve, user_text
 
 COMMANDS = (["judge"], ["holes", "fill"], ["holes", "simulate"], ["eval", "methods"])
+FLAGS = [f for group in RUNNING for f in GROUPS[group]]
+"""The flags of every command that judges (``docket judge`` takes the plan and pilot too)."""
 runner = CliRunner()
 
 
@@ -47,10 +49,10 @@ def _shared_options(path: list[str]) -> dict[str, tuple]:
 
 
 def test_the_four_judging_commands_take_the_same_shared_flags() -> None:
-    first = _shared_options(list(COMMANDS[0]))
+    first = _shared_options(list(COMMANDS[1]))
     assert set(first) == {f.name for f in FLAGS}
     assert first["agent_model"][0] == ("--agent-model",) and first["agent_model"][3]  # repeatable
-    for path in COMMANDS[1:]:
+    for path in COMMANDS:
         assert _shared_options(list(path)) == first, path
 
 

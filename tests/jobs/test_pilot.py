@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from docket.cli.exits import exit_code
 from docket.cli.main import app
 from docket.errors import ConfigError, PilotRejectedError
-from docket.jobs import JobSpec, job_input, run_job
-from docket.jobs.caps import Bill, Caps
-from docket.jobs.pilot import PilotGate, pilot_sample
+from docket.jobs import JobSpec, job_input, run_job, run_pilot
+from docket.jobs.bill.caps import Caps
+from docket.jobs.bill.pilot import PilotGate, pilot_sample
 from docket.llm.fake import register_fake
 from docket.store import load_judgments, open_store
 from docket.store.spend import notes_of
@@ -22,8 +22,7 @@ runner = CliRunner()
 
 
 def _spec(model: str, db: str, **bill) -> JobSpec:
-    spec = JobSpec.of("dream", model=model, db=db, cache="off")
-    return dataclasses.replace(spec, bill=Bill(**bill))
+    return JobSpec.of("dream", model=model, db=db, cache="off", **bill)
 
 
 def test_the_sample_is_seeded_and_spread_over_queries_and_labels() -> None:
@@ -39,9 +38,11 @@ def test_the_main_run_reuses_the_pilot_and_the_pilot_projects_the_rest(tmp_path:
     script = Counting()
     model = register_fake("pilot-agree", script)
     db = str(tmp_path / "d.db")
-    run = run_job(EXAMPLES, _spec(model, db, pilot=4), job="p")
+    spec = _spec(model, db)
+    report = run_pilot(EXAMPLES, spec, 4, job="p")
+    assert script.calls == 8
+    run_job(EXAMPLES, spec, job="p")
     assert script.calls == 24  # 12 pairs x 2 agreeing agents: the pilot's 4 pairs not repeated
-    report = run.pilot
     assert report.pairs == 4 and report.remaining == 8
     assert report.per_pair["calls"].expected == 2
     assert report.projected["calls"].expected == 16
@@ -56,8 +57,10 @@ def test_a_pilot_below_min_kappa_stops_before_the_main_run_and_keeps_its_pairs(t
     script = Counting()
     model = register_fake("pilot-gate", script)
     db = str(tmp_path / "d.db")
-    with pytest.raises(PilotRejectedError, match="below --min-kappa 0.5"):
-        run_job(EXAMPLES, _spec(model, db, pilot=4, gate=PilotGate(min_kappa=0.5)), job="g")
+    # 4 pairs with gold are too few for a kappa: the gate stops the run rather than pass it.
+    with pytest.raises(PilotRejectedError, match="too few to check --min-kappa 0.5") as rejected:
+        run_pilot(EXAMPLES, _spec(model, db), 4, gate=PilotGate(min_kappa=0.5), job="g")
+    assert rejected.value.report.pairs == 4  # the report comes with the error
     assert script.calls == 8
     with open_store(db).read_session() as session:
         assert len(load_judgments(session, "g")) == 4
@@ -66,11 +69,11 @@ def test_a_pilot_below_min_kappa_stops_before_the_main_run_and_keeps_its_pairs(t
 def test_a_cap_below_the_pilots_own_spend_is_refused_before_any_call(tmp_path: Path) -> None:
     script = Counting()
     model = register_fake("pilot-cap", script)
-    spec = _spec(model, str(tmp_path / "d.db"), pilot=4, caps=Caps(calls=5))
+    spec = _spec(model, str(tmp_path / "d.db"), caps=Caps(calls=5))
     with pytest.raises(
         ConfigError, match=r"--max-calls 5 is lower than the pilot's own calls: at least 8"
     ):
-        run_job(EXAMPLES, spec, job="c")
+        run_pilot(EXAMPLES, spec, 4, job="c")
     assert script.calls == 0
 
 
@@ -83,8 +86,10 @@ def test_the_cli_prints_the_pilot_and_exits_4_or_2(tmp_path: Path) -> None:
     assert isinstance(too_big.exception, ConfigError) and script.calls == 0
     rejected = runner.invoke(app, [*args, "--pilot", "4", "--max-escalation", "0.5",
                                    "--min-kappa", "0.9"], env={"COLUMNS": "200"})  # fmt: skip
-    assert rejected.exit_code == 4, rejected.output
-    assert "below --min-kappa 0.9" in rejected.output and "per pair" in rejected.output
+    assert isinstance(rejected.exception, PilotRejectedError), rejected.output
+    assert exit_code(rejected.exception) == 4  # what `docket` exits with (cli.exits)
+    assert "too few to check --min-kappa 0.9" in rejected.exception.message
+    assert "per pair" in rejected.output and "too few (n=4)" in rejected.output
     passed = runner.invoke(app, [*args, "--pilot", "4"], env={"COLUMNS": "200"})
     assert passed.exit_code == 0, passed.output
     assert "projected for 8 pairs" in passed.output

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from docket.cli.main import app
 from docket.errors import ConfigError
 from docket.jobs import run_job
-from docket.jobs.plan import PlanInputs, plan_job
+from docket.jobs.bill.plan import PlanInputs, plan_job
 from docket.llm.fake import register_fake
 from tests.jobs.fakes import EXAMPLES, Counting
 from tests.scripted_server import Reply, serve
@@ -73,7 +73,7 @@ def test_prices_latency_and_review_seconds_make_cost_time_and_hours(tmp_path, co
     )  # fmt: skip
     plan = plan_job(
         EXAMPLES, method="dream", model=model, db=str(tmp_path / "d.db"), cache="off",
-        inputs=inputs, max_in_flight=4, concurrency=2,
+        plan_inputs=inputs, max_in_flight=4, concurrency=2,
     )  # fmt: skip
     fresh = plan.prompt_tokens.high - plan.cached_tokens.high
     want = (fresh * 1.0 + plan.cached_tokens.high * 0.5 + plan.completion_tokens.high * 2.0) / 1e6
@@ -106,11 +106,11 @@ def test_plan_refuses_a_price_table_naming_an_unknown_model(tmp_path: Path, coun
     toml.write_text('[docket.prices."gpt-4o"]\ninput = 1\noutput = 2\n')
     with pytest.raises(ConfigError, match=r"docket.prices.gpt-4o: unknown model"):
         plan_job(EXAMPLES, method="single", model=model, db=str(tmp_path / "d.db"),
-                 inputs=PlanInputs(config_path=toml))  # fmt: skip
+                 plan_inputs=PlanInputs(config_path=toml))  # fmt: skip
     toml.write_text('[docket.prices."openai:x"]\ninput = "cheap"\noutput = 2\n')
     with pytest.raises(ConfigError, match=r"docket.prices.openai:x.input: 'cheap' is not a number"):
         plan_job(EXAMPLES, method="single", model=model, db=str(tmp_path / "d.db"),
-                 inputs=PlanInputs(config_path=toml))  # fmt: skip
+                 plan_inputs=PlanInputs(config_path=toml))  # fmt: skip
 
 
 def test_docket_plan_and_judge_plan_print_without_a_call(tmp_path: Path, counting) -> None:
@@ -137,7 +137,7 @@ def test_a_bad_price_flag_is_one_line_and_exit_2(tmp_path: Path, counting) -> No
     assert "--price-input" in result.exception.message
 
 
-def test_holes_fill_plan_and_cap_go_through_the_job_api(tmp_path: Path) -> None:
+def test_holes_fill_caps_go_through_the_job_api_and_it_takes_no_plan_flag(tmp_path: Path) -> None:
     from tests.ir.conftest import make_bench
 
     bench = make_bench(tmp_path)
@@ -149,9 +149,8 @@ def test_holes_fill_plan_and_cap_go_through_the_job_api(tmp_path: Path) -> None:
                 "--cache", "off", "--db", tmp_path / "d.db", "--job", "h",
                 "--out-qrels", tmp_path / "c.qrels", "--provenance", tmp_path / "p.jsonl"]  # fmt: skip
         planned = runner.invoke(app, [str(a) for a in [*args, "--plan"]], env={"COLUMNS": "200"})
-        assert planned.exit_code == 0, planned.output
-        assert "LLM calls" in planned.output
-        assert not any("messages" in body for body in server.requests)  # planned, not judged
+        assert planned.exit_code == 2 and "No such option" in planned.output  # not read: absent
+        assert not any("messages" in body for body in server.requests)
         capped = runner.invoke(app, [str(a) for a in [*args, "--max-calls", "2"]])
         assert capped.exit_code == 5, capped.output
         assert sum("messages" in body for body in server.requests) <= 2

@@ -78,3 +78,30 @@ def test_a_frame_without_text_is_refused_with_the_fix(tmp_path: Path) -> None:
     with pytest.raises(Exception, match="missing text") as caught:
         judge.transform(frame)
     assert "get_text" in caught.value.hint  # type: ignore[attr-defined]
+
+
+def test_judges_of_two_methods_keep_their_jobs_apart(tmp_path: Path) -> None:
+    calls: list[str] = []
+    model = register_chat_fake("pt-two-methods", _assessor(calls))
+    db = str(tmp_path / "pt.db")
+    single = DocketJudge(method="single", model=model, db=db, cache="off")
+    dream = DocketJudge(method="dream", model=model, db=db, cache="off", rounds=1)
+    assert single.job == f"pyterrier-single-{model.replace(':', '-')}"
+    assert dream.job != single.job and dream.job.startswith("pyterrier-dream-")
+    for judge in (single, dream):  # the second used to be refused: same job, other method
+        assert len((FixedRetriever() >> judge).transform(TOPICS)) == 5
+
+
+def test_qrels_after_a_restart_come_from_the_store(tmp_path: Path) -> None:
+    calls: list[str] = []
+    model = register_chat_fake("pt-restart", _assessor(calls))
+    db = str(tmp_path / "pt.db")
+    first = DocketJudge(method="single", model=model, db=db, cache="off")
+    (FixedRetriever() >> first).transform(TOPICS)
+    restarted = DocketJudge(method="single", model=model, db=db, cache="off")  # a new process
+    qrels = restarted.qrels()
+    assert set(map(tuple, qrels[qrels.label > 0][["qid", "docno"]].values)) == RELEVANT
+    assert len(calls) == 5  # nothing judged again
+    fresh = DocketJudge(method="single", model=model, db=str(tmp_path / "other.db"))
+    with pytest.raises(Exception, match="nothing judged yet"):
+        fresh.qrels()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import pytest
 
@@ -17,7 +17,7 @@ from docket.errors import (
 )
 from docket.llm import Completion, Message, Model, Request, RetryPolicy
 from docket.llm.cache import ResponseCache
-from docket.llm.fake import register_fake
+from docket.llm.fake import FakeProvider, register_fake, slow_fake
 from docket.llm.openai_compat import OpenAICompatibleProvider, _check_reachable_allowed
 from tests.scripted_server import Reply, chat, serve
 
@@ -165,24 +165,13 @@ async def test_value_error_counts_as_a_parse_failure() -> None:
 # --- concurrency -----------------------------------------------------------------------
 
 
-@dataclass
-class SlowProvider:
+def SlowProvider(  # noqa: N802  (reads as the provider it builds)
+    name: str = "slow", max_concurrency: int = 3, seconds: float = 0.01
+) -> FakeProvider:
     """A provider whose calls take a while, counting how many run at once."""
-
-    name: str = "slow"
-    max_concurrency: int = 3
-    supports_json_schema: bool = False
-    supports_logprobs: bool = False
-    in_flight: int = 0
-    max_in_flight: int = 0
-    seconds: float = 0.01
-
-    async def generate(self, request: Request) -> Completion:
-        self.in_flight += 1
-        self.max_in_flight = max(self.max_in_flight, self.in_flight)
-        await asyncio.sleep(self.seconds)
-        self.in_flight -= 1
-        return Completion(text="ok", prompt_tokens=4, completion_tokens=1)
+    reply = Completion(text="ok", prompt_tokens=4, completion_tokens=1)
+    return slow_fake(reply, seconds, name=name, max_concurrency=max_concurrency,
+                     supports_logprobs=False)  # fmt: skip
 
 
 @pytest.mark.parametrize("override", [None, 2])
@@ -190,7 +179,7 @@ async def test_concurrency_limit_is_respected(override: int | None) -> None:
     provider = SlowProvider()
     model = Model(provider, max_concurrency=override)
     await asyncio.gather(*(model.generate(ask(f"q{i}")) for i in range(12)))
-    assert provider.max_in_flight == (override or provider.max_concurrency)
+    assert provider.peak_in_flight == (override or provider.max_concurrency)
     assert model.usage.calls == 12
 
 
@@ -220,7 +209,7 @@ def test_generate_sync_works_across_event_loops() -> None:
     for _ in range(2):  # each asyncio.run is a fresh loop
         asyncio.run(burst())
     assert model.generate_sync(ask("last")).text == "ok"
-    assert provider.max_in_flight == 1
+    assert provider.peak_in_flight == 1
 
 
 # --- usage -----------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from docket.llm.fake import register_fake
 from docket.llm.model import Model
-from docket.llm.types import Request
+from docket.llm.types import Completion, Request, TokenLogprob
 from docket.relevance.evidence import split_sentences
 from docket.relevance.prompts import neutralise
 from docket.relevance.types import Pair
@@ -93,8 +93,10 @@ def recorded_judge(rows: list[dict], judge: str) -> Recorder:
         label = table[(query, first)]
         if '"grade"' in prompt:
             return json.dumps({"grade": 3 if label else 0, "evidence": [], "reasoning": "recorded"})
-        if "yes or no" in prompt:
-            return "Yes" if label else "No"
+        if "yes or no" in prompt:  # a recorded label is a certain answer: LARA reads logprobs
+            answer, other = ("Yes", "No") if label else ("No", "Yes")
+            top = {answer: 0.0, other: -30.0}
+            return Completion(text=answer, logprobs=(TokenLogprob(answer, 0.0, top),))
         return turn("relevant" if label else "irrelevant", reasoning="recorded label")
 
     return Recorder(script)

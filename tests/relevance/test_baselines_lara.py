@@ -146,7 +146,7 @@ def test_calibration_is_identity_without_labels_and_a_map_fit_with_them():
 
 def test_finalize_escalates_the_budgeted_items_closest_to_half():
     ps = [0.95, 0.62, 0.48, 0.36, 0.05]
-    judge = build_judge(JudgeOptions(method="lara", budget=0.4), lambda name: None)
+    judge = build_judge(JudgeOptions(method="lara", lara_budget=0.4), lambda name: None)
     out = judge.finalize(lara_judgments(ps))
     assert [j.decided_by for j in out] == ["judge", "escalated", "escalated", "judge", "judge"]
     assert [j.label for j in out] == [1, None, None, 0, 0]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import pytest
 
 from docket.errors import ConfigError
+from docket.llm.fake import slow_fake
 from docket.llm.model import Model
 from docket.llm.types import Completion, Request
 from docket.relevance import JudgeOptions, build_judge
@@ -233,27 +233,8 @@ def test_agent_models_must_match_agents():
         JudgeOptions.checked(method="dream", agents=3, agent_models=["a", "b"])
 
 
-@dataclass
-class _SlowProvider:
-    """Answers after a pause and records how many calls overlapped."""
-
-    name: str = "slow"
-    max_concurrency: int = 8
-    supports_json_schema: bool = False
-    supports_logprobs: bool = False
-    in_flight: int = 0
-    peak: int = 0
-
-    async def generate(self, request: Request) -> Completion:
-        self.in_flight += 1
-        self.peak = max(self.peak, self.in_flight)
-        await asyncio.sleep(0.01)
-        self.in_flight -= 1
-        return Completion(text=turn("relevant"))
-
-
 async def test_agents_of_a_round_run_concurrently():
-    provider = _SlowProvider()
+    provider = slow_fake(Completion(text=turn("relevant")), 0.01, supports_logprobs=False)
     model = Model(provider)
     judgment = await build_judge(JudgeOptions(agents=3), lambda name: model).judge(PAIR)
-    assert judgment.decided_by == "consensus" and provider.peak == 3
+    assert judgment.decided_by == "consensus" and provider.peak_in_flight == 3

@@ -66,8 +66,8 @@ def test_kappa_beside_bacc_and_escalations_answered_by_gold(dl21, tmp_path) -> N
     assert report["single"]["escalations_answered"] == "none escalated"
     table = " ".join(result.output.split())
     assert (
-        f"Cohen's kappa vs gold │ {report['dream']['kappa']:.3f} │ {report['single']['kappa']:.3f}"
-        in table
+        f"Cohen's kappa, final labels vs gold │ {report['dream']['kappa']:.3f} (n=80) │ "
+        f"{report['single']['kappa']:.3f} (n=80)" in table
     )
     assert f"escalations answered │ {disagree} by gold │ none escalated" in table
 

@@ -73,7 +73,7 @@ def test_lara_budget_curve_on_recorded_text_answers(dl21, db_url):
     assert curve[0].balanced_accuracy == pytest.approx(0.7375)
     assert curve[-1].balanced_accuracy > curve[0].balanced_accuracy
     assert report.metrics["lara"].escalation_rate == pytest.approx(3 / 80)
-    assert all(j.config["p_source"] == "text" for j in report.judgments["lara"])
+    assert all(j.config["p_source"] == "logprobs" for j in report.judgments["lara"])
 
 
 def test_cli_eval_methods_table_json_and_plot(dl21, tmp_path):

@@ -25,7 +25,7 @@ def test_options_defaults_serialise_and_validate():
         "opposing",
         2,
     )
-    assert (options.scale, options.samples, options.budget) == ("binary", 5, 0.035)
+    assert (options.scale, options.samples, options.lara_budget) == ("binary", 5, 0.035)
     assert options.agent_models == [] and options.adjudicator is None
 
 

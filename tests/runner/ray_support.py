@@ -51,7 +51,7 @@ def judge_killing_one_actor(store: Any, kill_after: int) -> tuple[Any, int]:
     from docket.config import Settings
     from docket.jobs.compose import make_judge
     from docket.relevance import JudgeOptions
-    from docket.runner import run_judge_job
+    from docket.runner import judge_pairs
     from docket.runner.ray_executor import RayExecutor
     from docket.store import upsert_job
     from tests.scripted_server import serve
@@ -73,7 +73,7 @@ def judge_killing_one_actor(store: Any, kill_after: int) -> tuple[Any, int]:
         judge = make_judge(options, settings)
         try:
             outcome = asyncio.run(
-                run_judge_job(
+                judge_pairs(
                     store, "j", PAIRS, judge, concurrency=8, executor=executor, on_result=on_result
                 )  # fmt: skip
             )
@@ -110,7 +110,7 @@ def judge_with_a_dying_worker(store: Any, tmp_path: Path) -> tuple[Any, list[Any
     import asyncio
     from functools import partial
 
-    from docket.runner import run_judge_job
+    from docket.runner import judge_pairs
     from docket.runner.ray_executor import RayExecutor
     from docket.store import upsert_job
     from docket.store.claims import failed_pairs
@@ -122,7 +122,7 @@ def judge_with_a_dying_worker(store: Any, tmp_path: Path) -> tuple[Any, list[Any
     executor = RayExecutor(partial(dying_judge, "d5", marks), workers=1, batch=2)
     try:
         outcome = asyncio.run(
-            run_judge_job(store, "j", PAIRS, KeywordJudge(), concurrency=2, executor=executor)
+            judge_pairs(store, "j", PAIRS, KeywordJudge(), concurrency=2, executor=executor)
         )
     finally:
         executor.stop()

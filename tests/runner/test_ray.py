@@ -15,7 +15,7 @@ from docket.cli.main import app
 from docket.config import Settings
 from docket.jobs.compose import make_judge
 from docket.relevance import JudgeOptions
-from docket.runner import run_judge_job
+from docket.runner import judge_pairs
 from docket.store import load_judgments, open_store, upsert_job
 from tests.ir.conftest import make_bench
 from tests.runner.ray_support import (
@@ -41,7 +41,7 @@ def _run(db: Path, model: str, executor=None) -> list:  # type: ignore[no-untype
         upsert_job(session, name="j", method="dream", model="m", options={}, source="t")
     options = JudgeOptions.checked(method="dream")
     judge = make_judge(options, Settings(model=model, cache="off"))
-    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, judge, concurrency=8, executor=executor))
+    outcome = asyncio.run(judge_pairs(store, "j", PAIRS, judge, concurrency=8, executor=executor))
     assert outcome.error is None and outcome.judged + outcome.skipped == len(PAIRS)
     with store.session() as session:
         return [
@@ -111,7 +111,7 @@ def test_a_model_error_in_an_actor_stops_the_job_as_locally(local_ray, tmp_path:
             judge = make_judge(options, settings)
             try:
                 outcome = asyncio.run(
-                    run_judge_job(store, "j", PAIRS, judge, concurrency=8, executor=executor)
+                    judge_pairs(store, "j", PAIRS, judge, concurrency=8, executor=executor)
                 )
             finally:
                 if executor is not None:

@@ -7,13 +7,14 @@ import json
 import os
 import re
 from functools import partial
+from types import SimpleNamespace
 
 import pytest
 
 from docket.config import Settings
 from docket.jobs.compose import make_judge
 from docket.relevance import JudgeOptions
-from docket.runner import judge_job, run_judge_job
+from docket.runner import StoredResults, enqueue_escalations, judge_pairs
 from docket.store import load_judgments, open_store, upsert_job
 from docket.store.claims import DONE, failed_pairs
 from docket.store.tables import PairClaim
@@ -49,7 +50,12 @@ def _pg_job(store, name: str, settings: Settings, executor=None):  # type: ignor
     with store.session() as session:
         upsert_job(session, name=name, method="dream", model="m", options={}, source="t")
     judge = make_judge(JudgeOptions.checked(method="dream"), settings)
-    return judge_job(store, name, PAIRS, judge, concurrency=8, executor=executor)
+    tally = asyncio.run(judge_pairs(store, name, PAIRS, judge, concurrency=8, executor=executor))
+    queued = enqueue_escalations(store, name, StoredResults(store, name).escalated())
+    with store.read_session() as session:
+        failed = failed_pairs(session, name)
+    return SimpleNamespace(outcome=tally, queued=queued, failed=failed,
+                           results=StoredResults(store, name))  # fmt: skip
 
 
 def _stored(store, job: str) -> list:  # type: ignore[no-untyped-def]
@@ -160,7 +166,7 @@ def test_a_stopped_run_frees_its_batches_leases_on_postgres(local_ray) -> None: 
         judge = make_judge(options, settings)
         executor = RayExecutor(partial(make_judge, options, settings), workers=2, batch=2)
         with pytest.raises(_Stop):
-            asyncio.run(run_judge_job(store, "j", PAIRS, judge, concurrency=8,
+            asyncio.run(judge_pairs(store, "j", PAIRS, judge, concurrency=8,
                                       executor=executor, on_result=stop))  # fmt: skip
         assert executor.pending  # batches were still in flight when the driver stopped
         executor.stop()
@@ -169,7 +175,7 @@ def test_a_stopped_run_frees_its_batches_leases_on_postgres(local_ray) -> None: 
         again = RayExecutor(partial(make_judge, options, settings), workers=2, batch=2)
         try:
             outcome = asyncio.run(
-                run_judge_job(store, "j", PAIRS, judge, concurrency=8, executor=again)
+                judge_pairs(store, "j", PAIRS, judge, concurrency=8, executor=again)
             )
         finally:
             again.stop()

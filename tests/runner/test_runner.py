@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 
 from docket.relevance.types import Pair
-from docket.runner import run_judge_job
+from docket.runner import judge_pairs
 from docket.store import load_judgments, open_store, upsert_job
 from tests.helpers_judges import KeywordJudge
 
@@ -28,10 +28,10 @@ def _store_with_job(db_url: str):  # type: ignore[no-untyped-def]
 def test_rerun_skips_finished_pairs_without_calls(db_url: str) -> None:
     store = _store_with_job(db_url)
     first = KeywordJudge()
-    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, first, concurrency=2))
+    outcome = asyncio.run(judge_pairs(store, "j", PAIRS, first, concurrency=2))
     assert (outcome.judged, outcome.skipped) == (4, 0)
     second = KeywordJudge()
-    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, second))
+    outcome = asyncio.run(judge_pairs(store, "j", PAIRS, second))
     assert (outcome.judged, outcome.skipped, second.calls) == (0, 4, [])
     with store.session() as session:
         labels = {r.docid: r.label for r in load_judgments(session, "j")}
@@ -41,13 +41,13 @@ def test_rerun_skips_finished_pairs_without_calls(db_url: str) -> None:
 def test_a_dead_model_keeps_finished_pairs_and_reports(db_url: str) -> None:
     store = _store_with_job(db_url)
     judge = KeywordJudge(fail_on={"d3"})
-    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, judge, concurrency=1))
+    outcome = asyncio.run(judge_pairs(store, "j", PAIRS, judge, concurrency=1))
     assert outcome.error is not None and "server gone" in str(outcome.error)
     with store.session() as session:
         saved = {r.docid for r in load_judgments(session, "j")}
     assert {"d1", "d2"} <= saved and "d3" not in saved
     resumed = KeywordJudge()
-    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, resumed, concurrency=1))
+    outcome = asyncio.run(judge_pairs(store, "j", PAIRS, resumed, concurrency=1))
     assert outcome.error is None
     assert set(resumed.calls) == {"d1", "d2", "d3", "d4"} - saved
 
@@ -65,7 +65,7 @@ def _run_then_cancel(store, judge) -> None:  # type: ignore[no-untyped-def]
     """Run the job, then cancel it as Ctrl-C does: the run never reaches its end."""
 
     async def run() -> None:
-        task = asyncio.create_task(run_judge_job(store, "j", PAIRS, judge, concurrency=4))
+        task = asyncio.create_task(judge_pairs(store, "j", PAIRS, judge, concurrency=4))
         await asyncio.sleep(0.5)
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -113,7 +113,7 @@ def test_a_rerun_takes_back_at_once_the_pairs_of_a_dead_process_on_this_host(
     _lease(store, dead, [p.key for p in PAIRS[:2]])  # a crashed run's hour-long leases
     _lease(store, elsewhere, [PAIRS[2].key])  # a live worker on another machine
     judge = KeywordJudge()
-    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, judge, concurrency=4))
+    outcome = asyncio.run(judge_pairs(store, "j", PAIRS, judge, concurrency=4))
     assert sorted(judge.calls) == ["d1", "d2", "d4"]  # the dead one's pairs, not the other's
     assert (outcome.judged, outcome.busy) == (3, 1)
 
@@ -126,7 +126,7 @@ def test_the_leases_of_a_live_process_on_this_host_wait(db_url: str) -> None:
     alive = f"{socket.gethostname()}:{os.getppid()}:0123abcd"  # the test runner's parent
     _lease(store, alive, [PAIRS[0].key])
     judge = KeywordJudge()
-    outcome = asyncio.run(run_judge_job(store, "j", PAIRS, judge, concurrency=4))
+    outcome = asyncio.run(judge_pairs(store, "j", PAIRS, judge, concurrency=4))
     assert "d1" not in judge.calls and outcome.busy == 1
 
 

@@ -13,7 +13,7 @@ from sqlalchemy import event, text
 from docket.cli.main import main
 from docket.errors import StoreError
 from docket.relevance.types import Pair
-from docket.runner import run_judge_job
+from docket.runner import judge_pairs
 from docket.store import open_store, upsert_job
 from docket.store.base import display_url
 from tests.helpers_judges import KeywordJudge
@@ -110,5 +110,5 @@ def test_a_full_disk_is_one_store_error_and_keeps_what_was_saved(tmp_path: Path)
 
     pairs = [Pair("q", "egg", f"d{i}", "egg " * 2000) for i in range(40)]
     with pytest.raises(StoreError) as caught:
-        asyncio.run(run_judge_job(store, "j", pairs, KeywordJudge(), concurrency=2))
+        asyncio.run(judge_pairs(store, "j", pairs, KeywordJudge(), concurrency=2))
     assert "full" in caught.value.message and "free disk space" in caught.value.hint

@@ -100,7 +100,7 @@ def test_the_verify_login_page_shows_the_lockout(store: Store) -> None:
     app = verify_app(store, lockout_failures=2)
     with serve(app) as url, httpx.Client(base_url=url) as client:
         assert [login(client, f"nope-{i}-0123456789").status_code for i in range(2)] == [401, 401]
-        page = login(client, ANN)
+        page = login(client, ANN, Accept="text/html")  # a browser: the page, not JSON
         assert page.status_code == 429 and "too many login attempts" in page.text
         assert page.headers["content-type"].startswith("text/html") and page.headers["retry-after"]
 

@@ -45,7 +45,7 @@ def test_feedback_only_on_ones_own_results_unless_admin(url: str) -> None:
 def test_the_page_applies_the_same_ownership_rule(url: str) -> None:
     flag = _flag_of(url, ANN)
     with httpx.Client(base_url=url) as bob:
-        assert login(bob, BOB).status_code == 303
+        assert login(bob, BOB, Accept="text/html").status_code == 303  # a browser
         csrf = bob.get("/annotate").text.split('name="csrf-token" content="')[1].split('"')[0]
         answer = {"result_id": flag, "action": "accepted"}
         refused = bob.post("/annotate/feedback", json=answer, headers={"X-CSRF-Token": csrf})
@@ -54,7 +54,7 @@ def test_the_page_applies_the_same_ownership_rule(url: str) -> None:
 
 def test_logout_needs_the_csrf_token(url: str) -> None:
     with httpx.Client(base_url=url) as client:
-        assert login(client, ANN).status_code == 303
+        assert login(client, ANN, Accept="text/html").status_code == 303
         page = client.get("/annotate")
         csrf = page.text.split('name="csrf_token" value="')[1].split('"')[0]
         forged = client.post("/logout", data={"csrf_token": "forged"}, follow_redirects=False)
@@ -68,7 +68,7 @@ def test_logout_needs_the_csrf_token(url: str) -> None:
 def test_revoking_a_token_ends_its_live_sessions(url: str, store: Store) -> None:
     token = add_token(store, "carol")
     with httpx.Client(base_url=url) as client:
-        assert login(client, token).status_code == 303
+        assert login(client, token, Accept="text/html").status_code == 303
         assert client.get("/annotate/stats").status_code == 200
         assert revoke_tokens(store, "carol") == 1
         assert client.get("/annotate/stats").status_code == 401

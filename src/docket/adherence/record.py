@@ -8,7 +8,7 @@ from pathlib import Path
 from pydantic import BaseModel, ValidationError
 
 from docket.errors import InputError
-from docket.reading import loads_json, numbered_lines, validation_error
+from docket.reading import Text, loads_json, numbered_lines, validation_error
 
 KNOWN_ROLES = ("user", "assistant", "system", "tool")
 """The chat roles. Other roles (``customer``, ``agent``) are allowed; near misses are not."""
@@ -37,8 +37,8 @@ class Turn(BaseModel):
         text: what they say.
     """
 
-    role: str
-    text: str
+    role: Text
+    text: Text
 
 
 class Record(BaseModel):
@@ -50,9 +50,9 @@ class Record(BaseModel):
         fields: other named text fields (e.g. ``scenario``, ``summary``).
     """
 
-    id: str
+    id: Text
     turns: list[Turn] = []
-    fields: dict[str, str] = {}
+    fields: dict[Text, Text] = {}
 
 
 def read_records(path: str | Path) -> list[Record]:

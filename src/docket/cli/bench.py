@@ -13,9 +13,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from docket.cli.bench_report import build_tables, run_tables
 from docket.cli.common import console, escape, model_factory, out
-from docket.cli.outputs import output_path
+from docket.cli.outputs import notes_console, output_path
 from docket.config import load_settings
 from docket.errors import ConfigError, UserError
+from docket.writing import write_text
 
 app = typer.Typer(help="Benchmarks of docket's methods.", no_args_is_help=True)
 readeval = typer.Typer(
@@ -234,10 +235,9 @@ def run(
         )
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
+    say = notes_console(output)
     for table in run_tables(report):
-        out.print(table)
+        say.print(table)
     if output is not None:
-        output.write_text(
-            json.dumps(report.model_dump(mode="json"), indent=2) + "\n", encoding="utf-8"
-        )
-        out.print(f"wrote {output}")
+        write_text(output, json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
+        say.print(f"wrote {output}")

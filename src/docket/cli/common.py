@@ -13,6 +13,7 @@ from rich.console import Console
 from rich.markup import escape as _escape_markup
 from rich.table import Table
 
+from docket.cli import exits
 from docket.config import Settings
 from docket.llm.pool import ModelPool
 from docket.store.base import display_url
@@ -53,10 +54,8 @@ def model_factory(settings: Settings) -> ModelPool:
     return ModelPool(settings)
 
 
-EXIT_INTERRUPTED = 130
-"""Exit code after Ctrl-C (SIGINT), as shells report it."""
-EXIT_TERMINATED = 143
-"""Exit code after SIGTERM (what schedulers and ``kill`` send), as shells report it."""
+EXIT_INTERRUPTED = exits.INTERRUPTED
+EXIT_TERMINATED = exits.TERMINATED
 
 
 @contextmanager
@@ -106,20 +105,22 @@ def _stop_on_sigterm(terminated: list[int]) -> Any:
     return signal.SIG_DFL if previous is None else previous  # None: set outside Python
 
 
-EXIT_FAILED = 3
-"""Exit code of a judging command when pairs failed (a server refused them)."""
-EXIT_INCOMPLETE = 75
-"""Exit code of a judging command that left pairs to other live workers (EX_TEMPFAIL)."""
+EXIT_FAILED = exits.FAILED
+EXIT_INCOMPLETE = exits.INCOMPLETE
 
 
 def finish_run(runs: Iterable[JobRun], allow_failed: bool = False) -> None:
-    """Exit as the job's state says: stopped (2), incomplete (4), failed pairs (3), else 0.
+    """Exit as the runs say, in this order (codes in :mod:`docket.cli.exits`).
 
-    A model that stayed unavailable raises its one-line error (exit 2). Pairs held by
-    other live workers leave the job incomplete; pairs a server refused fail the command
-    unless ``allow_failed``.
+    A spend cap that stopped a run names the cap and what is left (5); a model that stayed
+    unavailable raises its one-line error (2); pairs held by other live workers
+    leave the job incomplete (75); pairs a server refused fail the command (3) unless
+    ``allow_failed``; else 0.
     """
     runs = list(runs)
+    for run in runs:
+        if run.stopped_by:
+            _stopped(run)
     for run in runs:
         run.raise_for_error()
     busy = sum(run.outcome.busy for run in runs)
@@ -132,6 +133,16 @@ def finish_run(runs: Iterable[JobRun], allow_failed: bool = False) -> None:
         raise typer.Exit(EXIT_INCOMPLETE)
     if any(run.failed for run in runs) and not allow_failed:
         raise typer.Exit(EXIT_FAILED)
+
+
+def _stopped(run: JobRun) -> None:
+    left = run.total - len(run.results) - len(run.failed)
+    out.print(
+        f"[yellow]stopped by {escape(run.stopped_by)}[/yellow]; {left} of {run.total} pairs "
+        "not judged yet; every finished pair is saved: rerun with a higher cap to resume",
+        soft_wrap=True,
+    )
+    raise typer.Exit(exits.CAPPED)
 
 
 def print_failed(failed: list[tuple[str, str, str]], busy: int, limit: int = 20) -> None:

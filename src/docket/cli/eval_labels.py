@@ -12,7 +12,7 @@ from typer.core import TyperCommand
 from docket.cli.common import out
 from docket.cli.eval_labels_output import render_csv, render_json, render_markdown, tables
 from docket.cli.ir_common import RelLevelOpt, write_json
-from docket.cli.outputs import output_path
+from docket.cli.outputs import image_path, output_path
 from docket.errors import ConfigError
 from docket.ir.formats import write_atomically
 from docket.ir.label_agreement import LabelsReport, evaluate_labels
@@ -72,7 +72,7 @@ def labels(
     plot: Annotated[
         Path | None,
         typer.Option(
-            help="PNG: confusion heatmap per label set (a grid for many)", callback=output_path
+            help="PNG: confusion heatmap per label set (a grid for many)", callback=image_path
         ),
     ] = None,
     db: Annotated[str | None, typer.Option(help="store path or URL for job: sources")] = None,

@@ -7,9 +7,10 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from docket.cli.common import escape, finish_run, out, resumable
-from docket.cli.judging_flags import JudgingFlags, judging_command
-from docket.cli.outputs import output_path
+from docket.agreement import MIN_PAIRS, shown
+from docket.cli.common import escape, finish_run, resumable
+from docket.cli.judging_flags import RUNNING, JudgingFlags, judging_command
+from docket.cli.outputs import image_path, notes_console, output_path
 from docket.cli.progress import tagged_meter
 from docket.errors import ConfigError
 from docket.ir.formats import write_atomically
@@ -17,17 +18,19 @@ from docket.jobs import job_input
 from docket.jobs.methods import compare_methods
 from docket.relevance.evaluate import EvalReport, pair_rows
 from docket.relevance.evaluate_plot import plot_curves
+from docket.relevance.metrics import FIGURES, MethodMetrics
 from docket.relevance.options import METHODS
 from docket.relevance.pairs_io import read_labels
 
 ROWS: list[tuple[str, str, str]] = [
-    # (field, heading, format) ; "%" = share shown as a percentage
+    # (field, heading, format) ; "%" = share shown as a percentage. The agreement figures
+    # (metrics.FIGURES) are shown with their n, and as too few under MIN_PAIRS pairs.
     ("irrelevant_recall", "irrelevant recall", "%"),
     ("relevant_recall", "relevant recall", "%"),
     ("balanced_accuracy", "balanced accuracy", "%"),
     ("escalations_answered", "  escalations answered", "s"),
-    ("kappa", "Cohen's kappa vs gold", ".3f"),
-    ("weighted_kappa", "weighted kappa (grades)", ".3f"),
+    ("kappa", "Cohen's kappa", ".3f"),
+    ("weighted_kappa", "weighted kappa (linear)", ".3f"),
     ("escalation_rate", "escalation rate", "%"),
     ("automatic_accuracy", "accuracy of automatic labels", "%"),
     ("calls_per_pair", "LLM calls / pair", ".2f"),
@@ -44,7 +47,7 @@ def register(app: typer.Typer) -> None:
     app.command("methods")(methods)
 
 
-@judging_command
+@judging_command(*RUNNING)
 def methods(
     pairs: Annotated[Path, typer.Argument(help="Pairs with gold labels (JSONL or TSV).")],
     methods: Annotated[str, typer.Option(help="Comma-separated methods to compare.")] = ",".join(
@@ -55,7 +58,7 @@ def methods(
         typer.Option("--out", help="Write the report as JSON here.", callback=output_path),
     ] = None,
     plot: Annotated[
-        Path | None, typer.Option(help="Draw bAcc vs escalation as PNG here.", callback=output_path)
+        Path | None, typer.Option(help="Draw bAcc vs escalation as PNG here.", callback=image_path)
     ] = None,
     humans: Annotated[
         str,
@@ -87,22 +90,23 @@ def methods(
             loaded, names, spec, humans=decisions, job_prefix=job, on_progress=on_progress
         )
     report = comparison.report
-    out.print(metrics_table(report))
+    say = notes_console(report_path, pairs_out)  # stdout may be one of the files
+    say.print(metrics_table(report))
     if report.curves:
-        out.print(curves_table(report))
+        say.print(curves_table(report))
     if report_path is not None:
         data = {"model": spec.model_name, **report.to_json()}
-        report_path.write_text(json.dumps(data, indent=2) + "\n")
-        typer.echo(f"report written to {report_path}")
+        write_atomically(report_path, [json.dumps(data, indent=2) + "\n"])
+        say.print(f"report written to {report_path}", markup=False, soft_wrap=True)
     if plot is not None:
-        typer.echo(f"plot written to {plot_curves(report, plot)}")
+        say.print(f"plot written to {plot_curves(report, plot)}", markup=False, soft_wrap=True)
     if pairs_out is not None:
         rows = pair_rows(report, list(loaded), decisions)
         count = write_atomically(pairs_out, (json.dumps(r) + "\n" for r in rows))
-        typer.echo(f"{count} per-pair rows written to {pairs_out}")
+        say.print(f"{count} per-pair rows written to {pairs_out}", markup=False, soft_wrap=True)
     for tag, run in comparison.runs.items():
         if run.failed:
-            out.print(f"{tag}: {len(run.failed)} failed pairs are not scored", soft_wrap=True)
+            say.print(f"{tag}: {len(run.failed)} failed pairs are not scored", soft_wrap=True)
     finish_run(comparison.runs.values(), judging.allow_failed)
 
 
@@ -137,9 +141,19 @@ def metrics_table(report: EvalReport) -> Table:
     for name in report.metrics:
         table.add_column(name, justify="right")
     for field, heading, fmt in ROWS:
-        values = [getattr(m, field) for m in report.metrics.values()]
-        table.add_row(heading, *(escape(_fmt(v, fmt)) for v in values))
+        cells = [_cell(m, field, fmt) for m in report.metrics.values()]
+        if field in FIGURES:
+            heading = f"{heading}, {FIGURES[field][1]}"
+        table.add_row(heading, *(escape(c) for c in cells))
+    table.caption = f"n: pairs a figure is computed over; fewer than {MIN_PAIRS}: too few"
     return table
+
+
+def _cell(metrics: MethodMetrics, field: str, fmt: str) -> str:
+    value = getattr(metrics, field)
+    if field in FIGURES:
+        return shown(value, getattr(metrics, FIGURES[field][0]), fmt)
+    return _fmt(value, fmt)
 
 
 def curves_table(report: EvalReport) -> Table:

@@ -6,9 +6,22 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
-from docket.cli.common import escape, id_column, out
+from docket.audit.linear import docket_only
+from docket.cli.common import escape, id_column
+from docket.cli.eval_systems_ppi import (
+    AuditJobOpt,
+    DbOpt,
+    HumanSampleOpt,
+    InclusionOpt,
+    PpiOpt,
+    PpiQueriesOpt,
+    human_sample,
+    ppi_evaluation,
+    print_ppi,
+)
 from docket.cli.ir_common import (
     GradesOpt,
     MoreRuns,
@@ -22,7 +35,7 @@ from docket.cli.ir_common import (
     warn_if_partial,
     write_json,
 )
-from docket.cli.outputs import output_path
+from docket.cli.outputs import image_path, notes_console, output_path
 from docket.ir.evaluate import (
     DEFAULT_MEASURES,
     SystemsReport,
@@ -36,6 +49,12 @@ from docket.ir.rag import RagAlignment, rag_alignment, read_generation
 from docket.ir.significance import PairTest, compare_pairs, require_two_systems
 
 CompletedOpt = Annotated[Path | None, typer.Option(help="completed qrels (e.g. from holes fill)")]
+WholePoolOpt = Annotated[
+    Path | None,
+    typer.Option(
+        help="new labels for the whole pool (holes fill --whole-pool), beside --completed-qrels"
+    ),
+]
 
 
 def systems(
@@ -43,6 +62,7 @@ def systems(
     runs: RunsOpt = None,
     more_runs: MoreRuns = None,
     completed_qrels: CompletedOpt = None,
+    whole_pool_qrels: WholePoolOpt = None,
     measures: Annotated[
         list[str] | None, typer.Option(help="ir_measures names, comma-separated")
     ] = None,
@@ -53,7 +73,7 @@ def systems(
         bool, typer.Option(help="also evaluate condensed (judged-only) lists")
     ] = True,
     plot: Annotated[
-        Path | None, typer.Option(help="PNG plot of rank shifts", callback=output_path)
+        Path | None, typer.Option(help="PNG plot of rank shifts", callback=image_path)
     ] = None,
     out_path: Annotated[
         Path | None, typer.Option("--out", help="JSON report", callback=output_path)
@@ -74,34 +94,57 @@ def systems(
     alpha: Annotated[float, typer.Option(help="family-wise level of the Holm correction")] = 0.05,
     permutations: Annotated[int, typer.Option(min=100, help="randomization test budget")] = 10_000,
     seed: Annotated[int, typer.Option(help="seed of the randomization test")] = 0,
+    ppi: PpiOpt = False,
+    audit_job: AuditJobOpt = None,
+    human_sample_file: HumanSampleOpt = None,
+    inclusion: InclusionOpt = None,
+    ppi_queries: PpiQueriesOpt = False,
+    db: DbOpt = None,
 ) -> None:
-    """Evaluate every system before/after completion; rank shifts, Kendall's tau and tau_AP."""
+    """Evaluate every system before/after completion; rank shifts, Kendall's tau and tau_AP.
+
+    With --completed-qrels and --whole-pool-qrels both completions are ranked side by side,
+    each with its Kendall's tau against the original ranking.
+    With --ppi, also prediction-powered intervals for every system and pair of systems
+    (LLM-completed qrels + the human labels of a random sample; --alpha sets both the
+    intervals' level and Holm's).
+    """
     original = load_qrels(qrels, grades)
     completed = load_qrels(completed_qrels, grades) if completed_qrels else None
+    whole = load_qrels(whole_pool_qrels, grades) if whole_pool_qrels else None
     warn_if_partial(original, completed)
     systems_ = load_runs(runs, more_runs)
     if significance:
         require_two_systems(len(systems_))  # before any work
+    sample = human_sample(ppi, audit_job, human_sample_file, inclusion, db, ppi_queries)
     names = split_names(measures, DEFAULT_MEASURES)
-    report = compare_systems(systems_, original, completed, names, primary, condensed)
+    ppi_report = ppi_evaluation(sample, systems_, original, completed, names, alpha, ppi_queries)
+    if ppi_report is not None:  # DCG@k and prevalence are docket's names, not ir_measures'
+        names = [n for n in names if not docket_only(n)] or list(DEFAULT_MEASURES)
+    report = compare_systems(systems_, original, completed, names, primary, condensed, whole)
     table: PerQuery = {}
     if per_query is not None or trec_eval is not None or significance:
-        variants = qrels_variants(original, completed, condensed)
+        variants = qrels_variants(original, completed, condensed, whole)
         table = per_query_variants(variants, systems_, parse_measures(report.measures))
     tests = _significance(table, report, alpha, permutations, seed) if significance else []
     if out_path is not None:
         data = report.model_dump(mode="json")
         if significance:
             data["significance"] = [t.model_dump(mode="json") for t in tests]
+        if ppi_report is not None:
+            data["ppi"] = ppi_report.to_json()
         write_json(data, out_path)
     if plot is not None and report.shift_variant is not None:
         from docket.ir.plot import plot_rank_shifts
 
         plot_rank_shifts(report, plot)
-    _print_systems(report)
+    say = notes_console(out_path, per_query, trec_eval)  # stdout may be the -q output
+    _print_systems(report, say)
     for rendered in significance_tables(tests, alpha) if significance else []:
-        out.print(rendered)
-    _write_per_query(table, report, per_query, trec_eval)
+        say.print(rendered)
+    if ppi_report is not None:
+        print_ppi(ppi_report, say)
+    _write_per_query(table, report, per_query, trec_eval, say)
 
 
 def _significance(
@@ -124,14 +167,18 @@ def _significance(
 
 
 def _write_per_query(
-    table: PerQuery, report: SystemsReport, per_query: Path | None, trec_eval: Path | None
+    table: PerQuery,
+    report: SystemsReport,
+    per_query: Path | None,
+    trec_eval: Path | None,
+    say: Console,
 ) -> None:
     if per_query is not None:
         count = write_per_query(table, per_query)
-        out.print(f"{count} per-query values written to {per_query}", markup=False)
+        say.print(f"{count} per-query values written to {per_query}", markup=False)
     if trec_eval is not None:
         write_atomically(trec_eval, trec_eval_lines(table, report.scores))
-        out.print(f"trec_eval output written to {trec_eval}", markup=False)
+        say.print(f"trec_eval output written to {trec_eval}", markup=False)
 
 
 def significance_tables(tests: list[PairTest], alpha: float) -> list[Table]:
@@ -159,11 +206,31 @@ def significance_tables(tests: list[PairTest], alpha: float) -> list[Table]:
     return tables
 
 
+def _print_side_by_side(report: SystemsReport, say: Console) -> None:
+    """Both completions' ranks beside the original one, and each one's Kendall's tau."""
+    if not {"completed", "whole_pool"} <= set(report.ranks):
+        return
+    primary = report.primary
+    table = Table(title=f"Holes only against whole pool, ranked by {primary}")
+    id_column(table, "system", report.systems())
+    for column in ("original", "holes only", "whole pool"):
+        table.add_column(column, justify="right", overflow="fold")
+    for name in report.systems():
+        table.add_row(escape(name), *(str(report.ranks[v][name])
+                                      for v in ("original", "completed", "whole_pool")))  # fmt: skip
+    say.print(table)
+    taus = {c.variant: c for c in report.comparisons}
+    say.print(
+        f"Kendall's tau against the original ranking: holes only {fmt(taus['completed'].tau)}, "
+        f"whole pool {fmt(taus['whole_pool'].tau)}"
+    )
+
+
 def _decision(significant: bool) -> str:
     return "yes" if significant else "no"
 
 
-def _print_systems(report: SystemsReport) -> None:
+def _print_systems(report: SystemsReport, say: Console) -> None:
     after, primary = report.shift_variant, report.primary
     table = Table(
         title=f"Systems ranked by {primary}" + (f": original -> {after}" if after else "")
@@ -186,13 +253,14 @@ def _print_systems(report: SystemsReport) -> None:
                 fmt(report.scores[after][name][primary]),
             ]
         table.add_row(*row)
-    out.print(table)
-    for variant in ("original", "completed"):
+    say.print(table)
+    for variant in ("original", "completed", "whole_pool"):
         if variant in report.scores:
-            out.print(_scores_table(report, variant))
+            say.print(_scores_table(report, variant))
+    _print_side_by_side(report, say)
     total = len(report.ranks["original"])
     for c in report.comparisons:
-        out.print(
+        say.print(
             f"{c.variant}: Kendall's tau {fmt(c.tau)}, tau_AP {fmt(c.tau_ap)}, "
             f"{c.changed} of {total} systems changed rank"
         )
@@ -249,10 +317,10 @@ def rag(
     ]
     if out_path is not None:
         write_json([r.model_dump(mode="json") for r in results], out_path)
-    _print_rag(results)
+    _print_rag(results, notes_console(out_path))
 
 
-def _print_rag(results: list[RagAlignment]) -> None:
+def _print_rag(results: list[RagAlignment], say: Console) -> None:
     first = results[0]
     table = Table(
         title=f"RAGAlign@{first.k} ({len(first.systems)} systems, retrieval {first.measure})"
@@ -270,7 +338,7 @@ def _print_rag(results: list[RagAlignment]) -> None:
         table.add_row(
             r.variant, fmt(r.pearson), fmt(r.kendall), fmt(r.agreement), fmt(r.kappa), str(r.pairs)
         )
-    out.print(table)
+    say.print(table)
 
 
 def register(app: typer.Typer) -> None:

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
-from docket.cli.common import out
-from docket.cli.outputs import output_path
+from docket.cli.outputs import notes_console, output_path
 from docket.config import load_settings
 from docket.errors import ConfigError
+from docket.holes.run import complete_qrels
 from docket.ir.formats import count_judgments, read_qrels, write_qrels
 from docket.ir.job_export import (
     check_export_options,
@@ -21,20 +21,23 @@ from docket.ir.job_export import (
     write_atomically,
 )
 from docket.ir.provenance import LEVELS, write_provenance
-from docket.jobs.holes import complete_qrels
 from docket.store import open_store
 from docket.store.claims import failed_pairs
 from docket.store.tables import Job
 
 app = typer.Typer()
+_NO_JOB = "list the jobs with `docket jobs`, or run docket judge"
 
 
 @app.command()
 def export(
-    job: Annotated[str, typer.Option(help="job name (see the summary of docket judge)")],
+    job: Annotated[str, typer.Option(help="job name (see docket jobs)")],
     output: Annotated[
-        Path, typer.Option("--out", "-o", help="file to write", callback=output_path)
-    ],
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="file to write ('-': standard output)", callback=output_path
+        ),
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help="qrels | jsonl")] = "qrels",
     labels: Annotated[
         str, typer.Option(help="judged | reviewed (human decisions win)")
@@ -66,8 +69,34 @@ def export(
     level: Annotated[
         str, typer.Option(help="with --completed: original | automatic | reviewed")
     ] = "reviewed",
+    card: Annotated[
+        Path | None,
+        typer.Option(
+            help="also write a dataset card (Markdown, card.json beside it): provenance, "
+            "cost and the label-quality certificate",
+            callback=output_path,
+        ),
+    ] = None,
+    confidence: Annotated[
+        float, typer.Option(help="with --card: confidence of the certificate's intervals")
+    ] = 0.95,
+    runs: Annotated[
+        list[Path] | None,
+        typer.Option(help="with --card: system runs for a table with intervals (repeat)"),
+    ] = None,
+    measures: Annotated[
+        str, typer.Option(help="with --runs: measures linear in the labels, comma-separated")
+    ] = "P@10,DCG@10",
 ) -> None:
     """Export a job's labels as TREC qrels or JSONL with provenance, or completed qrels."""
+    if output is None and card is None:
+        raise ConfigError("pass --out FILE (the labels) or --card FILE (a dataset card), or both")
+    if runs and card is None:
+        raise ConfigError("--runs goes with --card (the card's table of systems)")
+    if card is not None:
+        _write_card(job, card, output, completed, confidence, db, runs or [], measures, rel_level)
+    if output is None:
+        return
     if completed is not None:
         _export_completed(job, output, completed, provenance, level, rel_level, db)
         return
@@ -77,12 +106,13 @@ def export(
     store = open_store(load_settings(db=db).db, read_only=True)
     with store.session() as session:
         if session.get(Job, job) is None:
-            raise ConfigError(f"no job named '{job}' in the store", hint="run docket judge first")
+            raise ConfigError(f"no job named '{job}' in the store", hint=_NO_JOB)
     rows = export_rows(store, job, labels)  # type: ignore[arg-type]
     if fmt == "qrels":
         lines = qrels_lines(rows, grades, rel_level)  # type: ignore[arg-type]
     else:
         lines = jsonl_lines(rows, grades, rel_level)  # type: ignore[arg-type]
+    out = notes_console(output, undecided)
     count = write_atomically(output, lines)
     out.print(f"wrote {count} {fmt} lines to {output}", markup=False)
     waiting = sum(row.undecided for row in rows)
@@ -112,14 +142,41 @@ def _export_completed(
     store = open_store(load_settings(db=db).db, read_only=True)
     with store.session() as session:
         if session.get(Job, job) is None:
-            raise ConfigError(f"no job named '{job}' in the store", hint="run docket judge first")
+            raise ConfigError(f"no job named '{job}' in the store", hint=_NO_JOB)
     result = complete_qrels(store, job, original, level=level, rel_level=rel_level)
     write_qrels(result.completed, output)
     if provenance is not None:
         write_provenance(result.records, provenance)
     before, after = count_judgments(original), count_judgments(result.completed)
-    out.print(
+    notes_console(output, provenance).print(
         f"wrote {after} qrels lines to {output}: {before} original judgments and "
         f"{after - before} labels of job {job} at level {level}",
         markup=False,
+    )
+
+
+def _write_card(
+    job: str, card: Path, output: Path | None, completed: str | None, confidence: float,
+    db: str | None, runs: list[Path], measures: str, rel_level: int,
+) -> None:  # fmt: skip
+    """The dataset card of the job's labels, written before the labels (it checks the job)."""
+    from docket.audit.card import dataset_card, system_table, write_card
+    from docket.ir.formats import read_runs
+
+    store = open_store(load_settings(db=db).db, read_only=True)
+    original = read_qrels(completed) if completed is not None else None
+    systems = None
+    if runs:
+        names = [m.strip() for m in measures.split(",") if m.strip()]
+        systems = system_table(
+            store, job, read_runs(runs), names, original=original, confidence=confidence,
+            rel_level=rel_level,
+        )  # fmt: skip
+    made = dataset_card(
+        store, job, confidence=confidence, qrels=str(output) if output else None,
+        original=count_judgments(original) if original is not None else None, systems=systems,
+    )  # fmt: skip
+    beside = write_card(made, card)
+    notes_console(output).print(
+        f"wrote the dataset card of job {job} to {card} and {beside}", markup=False
     )

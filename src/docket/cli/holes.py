@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 from rich.table import Table
 
-from docket.cli.common import escape, id_column, out
+from docket.cli.common import escape, id_column
 from docket.cli.holes_fill import fill_command
 from docket.cli.holes_simulate import simulate_command
 from docket.cli.ir_common import (
@@ -23,9 +24,9 @@ from docket.cli.ir_common import (
     load_runs,
     write_json,
 )
-from docket.cli.outputs import output_path
+from docket.cli.outputs import notes_console, output_path
 from docket.ir.corpus import open_corpus
-from docket.ir.formats import count_judgments, write_qrels
+from docket.ir.formats import count_judgments, write_atomically, write_qrels
 from docket.ir.holes import HoleReport, find_holes
 from docket.ir.provenance import LEVELS, compose_qrels, read_provenance
 
@@ -59,27 +60,29 @@ def find_command(
         _write_holes(result, out_path)
     if report is not None:
         write_json(result.summary(), report)
-    _print_holes(result, count_judgments(original))
+    _print_holes(result, count_judgments(original), notes_console(out_path, report))
 
 
 def _write_holes(result: HoleReport, path: Path) -> None:
     import json
 
     missing = set(result.missing_documents)
-    with path.open("w", encoding="utf-8") as handle:
-        for hole in result.holes:
-            record = {
-                "qid": hole.qid,
-                "docid": hole.docid,
-                "best_rank": hole.best_rank,
-                "systems": list(hole.systems),
-            }
-            if (hole.qid, hole.docid) in missing:
-                record["missing_document"] = True
-            handle.write(json.dumps(record) + "\n")
+
+    def line(hole: Any) -> str:
+        record = {
+            "qid": hole.qid,
+            "docid": hole.docid,
+            "best_rank": hole.best_rank,
+            "systems": list(hole.systems),
+        }
+        if (hole.qid, hole.docid) in missing:
+            record["missing_document"] = True
+        return json.dumps(record) + "\n"
+
+    write_atomically(path, map(line, result.holes))
 
 
-def _print_holes(result: HoleReport, judged: int) -> None:
+def _print_holes(result: HoleReport, judged: int, out: Console) -> None:
     k = result.depth
     table = Table(title=f"Hole@{k} per system ({result.queries} queries)")
     id_column(table, "system", result.hole_at_k)
@@ -124,7 +127,9 @@ def compose_command(
     original = load_qrels(qrels, grades)
     composed = compose_qrels(original, read_provenance(provenance), level)  # type: ignore[arg-type]
     write_qrels(composed, out_qrels)
-    out.print(f"{count_judgments(composed)} judgments ({level}) written to {escape(out_qrels)}")
+    notes_console(out_qrels).print(
+        f"{count_judgments(composed)} judgments ({level}) written to {escape(out_qrels)}"
+    )
 
 
 app.command("fill")(fill_command)

@@ -6,7 +6,7 @@ from rich.table import Table
 
 from docket.cli.common import escape, out
 from docket.cli.ir_common import fmt
-from docket.jobs.budget_sim import BudgetSimulation
+from docket.holes.order_sim import OrderSimulation
 
 
 def split_list(text: str) -> list[str]:
@@ -14,7 +14,7 @@ def split_list(text: str) -> list[str]:
     return [part for part in text.replace(",", " ").split() if part]
 
 
-def print_budget(report: BudgetSimulation) -> None:
+def print_budget(report: OrderSimulation) -> None:
     """A table per order and budget, relative to ``depth`` when it was measured."""
     out.print(
         f"dropped {report.dropped} judged pairs ({report.relevant} relevant; fraction "

@@ -1,6 +1,6 @@
 """``docket holes fill``: judge the unjudged pooled pairs, write completed qrels and provenance.
 
-Flag parsing, one call of :func:`docket.jobs.fill_holes`, and printing.
+Flag parsing, one call of :func:`docket.holes.fill_holes`, and printing.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from docket.cli.ir_common import (
     CorpusOpt,
     DepthOpt,
     GradesOpt,
+    GuidanceFieldOpt,
     IndexOpt,
     MoreRuns,
     QrelsOpt,
@@ -26,18 +27,17 @@ from docket.cli.ir_common import (
     parse_grades,
     run_paths,
 )
-from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
+from docket.cli.judging_flags import RUNNING, JudgingFlags, MethodOpt, judging_command
 from docket.cli.outputs import output_path
-from docket.cli.plan_print import stop_if_capped
 from docket.cli.progress import progress_meter
+from docket.holes.ordered import BATCH
+from docket.holes.run import HoleFill, fill_holes
 from docket.ir.formats import count_judgments, write_qrels
 from docket.ir.provenance import LEVELS, write_provenance
-from docket.jobs.budget import BATCH
-from docket.jobs.holes import HoleFill, fill_holes
 from docket.store.base import display_url
 
 
-@judging_command
+@judging_command(*RUNNING)
 def fill_command(
     qrels: QrelsOpt,
     corpus: CorpusOpt,
@@ -53,8 +53,18 @@ def fill_command(
     depth: DepthOpt = 10,
     corpus_index: IndexOpt = None,
     topic_field: TopicFieldOpt = "title",
+    guidance_field: GuidanceFieldOpt = None,
     method: MethodOpt = "dream",
     audit: Annotated[bool, typer.Option(help="also re-judge pooled judged pairs")] = False,
+    whole_pool: Annotated[
+        Path | None,
+        typer.Option(
+            "--whole-pool",
+            help="re-judge the judged pooled pairs too and write the new labels alone for the "
+            "whole pool to this qrels file (compare: eval systems --whole-pool-qrels)",
+            callback=output_path,
+        ),
+    ] = None,
     job: Annotated[
         str | None, typer.Option(help="job name (default: holes-<qrels>-<method>)")
     ] = None,
@@ -79,7 +89,9 @@ def fill_command(
             qrels, run_paths(runs, more_runs), queries, corpus, spec, depth=depth, audit=audit,
             limit=spec.limit, level=level, rel_level=rel_level, job=job, on_progress=on_progress,
             grades=parse_grades(grades), topic_field=topic_field, corpus_index=corpus_index,
+            guidance_field=guidance_field,
             budget=budget, order=order, seed=order_seed, batch=batch,
+            whole_pool=whole_pool is not None,
         )  # fmt: skip
     if filled.run.error is not None:
         console.print(f"[red]stopped early:[/red] {escape(filled.run.error.one_line())}")
@@ -87,6 +99,10 @@ def fill_command(
     if written:  # each file is written to a temporary name and renamed
         write_qrels(filled.result.completed, out_qrels)
         write_provenance(filled.result.records, provenance)
+        if whole_pool is not None and filled.result.whole_pool is not None:
+            write_qrels(filled.result.whole_pool, whole_pool)
+            out.print(f"whole pool: {count_judgments(filled.result.whole_pool)} new labels "
+                      f"written to {escape(whole_pool)}")  # fmt: skip
     _print_fill(filled, out_qrels, spec.settings.db, written)
     print_failed(filled.run.failed, filled.run.outcome.busy)
     if audit and written:
@@ -96,9 +112,8 @@ def fill_command(
         )
     if not written:
         _print_not_written(filled, out_qrels, provenance)
-    stop_if_capped(filled.run)  # a cap comes first: exit 5
     finish_run([filled.run], judging.allow_failed)
-    return filled  # a budget cap that stopped it: exit 5 (judging_command)
+    return filled
 
 
 def _print_not_written(filled: HoleFill, out_qrels: Path, provenance: Path) -> None:

@@ -1,6 +1,6 @@
 """``docket holes simulate``: drop judged pairs, refill them through the store, compare.
 
-Flag parsing, one call of :func:`docket.jobs.simulate_holes`, and printing. It judges
+Flag parsing, one call of :func:`docket.holes.simulate_holes`, and printing. It judges
 exactly as ``docket judge`` and ``holes fill`` do (same flags, store, executors).
 """
 
@@ -16,6 +16,7 @@ from docket.cli.common import console, escape, finish_run, out, print_failed, re
 from docket.cli.holes_budget import print_budget, split_list
 from docket.cli.ir_common import (
     GradesOpt,
+    GuidanceFieldOpt,
     IndexOpt,
     MoreRuns,
     QrelsOpt,
@@ -27,18 +28,17 @@ from docket.cli.ir_common import (
     run_paths,
     write_json,
 )
-from docket.cli.judging_flags import JudgingFlags, MethodOpt, judging_command
-from docket.cli.outputs import output_path
-from docket.cli.plan_print import stop_if_capped
+from docket.cli.judging_flags import RUNNING, JudgingFlags, MethodOpt, judging_command
+from docket.cli.outputs import image_path, output_path
 from docket.cli.progress import progress_meter
 from docket.errors import UserError
-from docket.ir.budget import ORDERS
-from docket.ir.budget_plot import plot_budget_curves
-from docket.ir.oracle import BlankCorpus, BlankQueries, OracleJudge
-from docket.ir.simulate import SimulationReport
-from docket.jobs.budget import BATCH
-from docket.jobs.budget_sim import BudgetSimulation, simulate_budget
-from docket.jobs.holes import simulate_holes
+from docket.holes.oracle import BlankCorpus, BlankQueries, OracleJudge
+from docket.holes.order import ORDERS
+from docket.holes.order_sim import OrderSimulation, simulate_orders
+from docket.holes.ordered import BATCH
+from docket.holes.plot import plot_order_curves
+from docket.holes.run import simulate_holes
+from docket.holes.simulate import SimulationReport
 
 OptCorpus = Annotated[
     str | None, typer.Option("--corpus", help="corpus .jsonl/.tsv or irds:<id> (not for --oracle)")
@@ -48,7 +48,7 @@ OptQueries = Annotated[
 ]
 
 
-@judging_command
+@judging_command(*RUNNING)
 def simulate_command(
     qrels: QrelsOpt,
     corpus: OptCorpus = None,
@@ -63,6 +63,7 @@ def simulate_command(
     measure: Annotated[str, typer.Option(help="measure that ranks systems")] = "nDCG@10",
     corpus_index: IndexOpt = None,
     topic_field: TopicFieldOpt = "title",
+    guidance_field: GuidanceFieldOpt = None,
     method: MethodOpt = "dream",
     job: Annotated[
         str | None, typer.Option(help="job name (default: simulate-<qrels>-<method>-<seed>)")
@@ -86,7 +87,7 @@ def simulate_command(
     batch: BatchOpt = BATCH,
     plot: Annotated[
         Path | None,
-        typer.Option(help="PNG: recovered relevant pairs vs judgments", callback=output_path),
+        typer.Option(help="PNG: recovered relevant pairs vs judgments", callback=image_path),
     ] = None,
     *,
     judging: JudgingFlags,
@@ -101,10 +102,11 @@ def simulate_command(
         raise UserError("--plot draws budgeted orders", hint="add --budget 10%,25%,50%")
     common = dict(fraction=fraction, seed=drop_seed, depth=depth, measure=measure,
                   rel_level=rel_level, job=job, grades=parse_grades(grades),
-                  topic_field=topic_field, corpus_index=corpus_index)  # fmt: skip
+                  topic_field=topic_field, corpus_index=corpus_index,
+                  guidance_field=guidance_field)  # fmt: skip
     with resumable(spec.settings.db), progress_meter("judging") as on_progress:
         if budget is not None:
-            report = simulate_budget(
+            report = simulate_orders(
                 qrels, run_paths(runs, more_runs), queries, corpus, spec, oracle=oracle,
                 budgets=split_list(budget), orders=split_list(order), batch=batch,
                 order_seed=order_seed,
@@ -126,16 +128,15 @@ def simulate_command(
         write_json(simulation.report.model_dump(mode="json"), out_path)
     _print_simulation(simulation.report, run.job)
     print_failed(run.failed, run.outcome.busy)
-    stop_if_capped(run)  # a cap comes first: exit 5
     finish_run([run], judging.allow_failed)
-    return simulation  # a budget cap that stopped it: exit 5 (judging_command)
+    return simulation
 
 
-def _finish_budget(report: BudgetSimulation, out_path: Path | None, plot: Path | None) -> None:
+def _finish_budget(report: OrderSimulation, out_path: Path | None, plot: Path | None) -> None:
     if out_path is not None:
         write_json(report.model_dump(mode="json"), out_path)
     if plot is not None:
-        plot_budget_curves(report.curves, report.relevant, plot, f"{report.method}, {report.job}")
+        plot_order_curves(report.curves, report.relevant, plot, f"{report.method}, {report.job}")
     print_budget(report)
 
 

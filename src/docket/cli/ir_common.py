@@ -10,7 +10,15 @@ from typing import Annotated, Any
 import typer
 
 from docket.errors import UserError
-from docket.ir.formats import Qrels, Run, count_judgments, read_qrels, read_runs, uncovered
+from docket.ir.formats import (
+    Qrels,
+    Run,
+    count_judgments,
+    read_qrels,
+    read_runs,
+    uncovered,
+    write_atomically,
+)
 
 QrelsOpt = Annotated[
     Path, typer.Option("--qrels", help="TREC qrels file (qid 0 docid grade) or irds:<dataset id>")
@@ -34,6 +42,13 @@ QueriesOpt = Annotated[
 ]
 TopicFieldOpt = Annotated[
     str, typer.Option(help="TREC topics: title | desc | narr (or several: title,desc)")
+]
+GuidanceFieldOpt = Annotated[
+    str | None,
+    typer.Option(
+        help="fields of --queries put in the prompt after the query as the collection's "
+        "definition of relevance for it, e.g. desc,narr (TREC topics, JSONL, irds:)"
+    ),
 ]
 
 
@@ -89,9 +104,9 @@ def split_names(values: Sequence[str] | None, default: Sequence[str]) -> list[st
 
 
 def write_json(data: Any, path: Path) -> None:
-    """Write ``data`` as indented JSON (NaN becomes null)."""
+    """Write ``data`` as indented JSON (NaN becomes null); ``-`` is standard output."""
     text = json.dumps(_clean(data), indent=2, sort_keys=False)
-    path.write_text(text + "\n", encoding="utf-8")
+    write_atomically(path, [text + "\n"])
 
 
 def _clean(value: Any) -> Any:

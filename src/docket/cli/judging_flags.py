@@ -1,39 +1,37 @@
-"""The judge, model and executor flags of every judging command, declared once.
+"""The shared option groups of the judging commands, declared once, taken per command.
 
-``docket judge``, ``holes fill``, ``holes simulate`` and ``eval methods`` take the same
-flags with the same names, types, defaults and help, because each is declared here once
-and added to a command by :func:`judging_command`. The command itself receives one
-:class:`JudgingFlags` value and turns it into a :class:`~docket.jobs.JobSpec`, so the flags
-mean exactly what the library's keyword arguments mean.
+Each group (model, judge, job, executor, run, price, plan, caps, pilot) is a tuple of
+:class:`Flag` values; a model, judge or job flag is derived from its field of
+:class:`~docket.config.Settings` or :class:`~docket.relevance.JudgeOptions` (type, default
+and help written once, there). A command names the groups it reads with
+:func:`judging_command`, so a flag a command does not read does not exist on it; the command
+receives one :class:`JudgingFlags` value and turns it into a :class:`~docket.jobs.JobSpec`.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import inspect
+import types
+import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from pydantic import BaseModel
 
-from docket.cli.plan_print import (
-    print_pilot,
-    print_plan,
-    print_planned_vs_actual,
-    stop_if_capped,
-)
-from docket.errors import PilotRejectedError
-from docket.jobs.caps import Bill, Caps
-from docket.jobs.live import LiveSpend
-from docket.jobs.pilot import PilotGate
-from docket.jobs.plan import PlanMade
-from docket.jobs.plan_figures import PlanInputs
-from docket.jobs.prices import load_price_table, quote
+from docket.cli.plan_print import print_planned_vs_actual
+from docket.config import Settings
+from docket.errors import ConfigError
+from docket.jobs.bill.caps import Caps
+from docket.jobs.bill.figures import PlanInputs
+from docket.jobs.bill.live import LiveSpend
+from docket.jobs.bill.pilot import PilotGate
 from docket.jobs.spec import JobSpec
-from docket.llm.usage import Price
+from docket.relevance.options import METHOD_FIELDS, JudgeOptions
+from docket.relevance.prompts import read_instructions
 
 MethodOpt = Annotated[str, typer.Option(help="dream | single | lara | majority")]
 """``--method`` of the commands that run one method."""
@@ -48,79 +46,95 @@ class Flag:
     default: Any = None
 
 
-def _opt(kind: Any, text: str, panel: str = "", **extra: Any) -> Any:
-    return Annotated[kind, typer.Option(help=text, rich_help_panel=panel or None, **extra)]
+def _opt(kind: Any, text: str, panel: str, **extra: Any) -> Any:
+    return Annotated[kind, typer.Option(help=text, rich_help_panel=panel, **extra)]
 
 
-def _model(kind: Any, text: str, **extra: Any) -> Any:
-    return _opt(kind, text, "Model options", **extra)
+def _cli_type(annotation: Any) -> Any:
+    """The flag type of a settings field: Literal and str-like become ``str``."""
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType):
+        inner = [a for a in typing.get_args(annotation) if a is not type(None)]
+        return _cli_type(inner[0])
+    if typing.get_origin(annotation) is typing.Literal:
+        return str
+    if typing.get_origin(annotation) is list:
+        return list[str]
+    return annotation
 
 
-def _judge(kind: Any, text: str, **extra: Any) -> Any:
-    return _opt(kind, text, "Judge options", **extra)
+def field_flag(model: type[BaseModel], field: str, panel: str, *, name: str = "",
+               help_text: str = "") -> Flag:  # fmt: skip
+    """A flag for ``model``'s ``field``: its type, description and default, as declared there."""
+    info = model.model_fields[field]
+    kind = _cli_type(info.annotation)
+    default = "" if info.default_factory is not None else info.default
+    shown = "" if default in (None, "", []) else f" ({default})"
+    text = (help_text or info.description or field) + shown
+    return Flag(name or field, _opt(kind | None, text, panel))
 
 
-def _job(kind: Any, text: str, **extra: Any) -> Any:
-    return _opt(kind, text, "Job and executor options", **extra)
+def _settings(*names: str, panel: str) -> tuple[Flag, ...]:
+    return tuple(field_flag(Settings, n, panel) for n in names)
 
 
-MODEL_FLAGS: tuple[Flag, ...] = (
-    Flag("model", _model(str | None, "model name (default: local)")),
-    Flag("max_in_flight", _model(int | None, "LLM calls in flight per model (default 64 served, 1 local)")),
-    Flag("timeout", _model(float | None, "seconds per LLM request before a retry (120)")),
-    Flag("max_retries", _model(int | None, "retries per LLM call on transient failures (4)")),
-    Flag("cache", _model(str | None, "response cache file, or 'off'")),
-    Flag("temperature", _model(float | None, "sampling temperature of every call (0)")),
+def _judge_flag(field: str) -> Flag:
+    owner = next((m for m, fields in METHOD_FIELDS.items() if field in fields), "")
+    description = JudgeOptions.model_fields[field].description or field
+    text = f"{owner}: {description}" if owner else description
+    name = "agent_model" if field == "agent_models" else field
+    return field_flag(JudgeOptions, field, "Judge options", name=name, help_text=text)
+
+
+def _bill(kind: Any, text: str, panel: str = "Plan and price options", **extra: Any) -> Any:
+    return _opt(kind, text, panel, **extra)
+
+
+MODEL = _settings("model", "max_in_flight", "timeout", "max_retries", "cache",
+                  panel="Model options") + (
+    _judge_flag("temperature"),
 )  # fmt: skip
-JUDGE_FLAGS: tuple[Flag, ...] = (
-    Flag("rounds", _judge(int | None, "dream: debate rounds R (2)")),
-    Flag("stances", _judge(str | None, "dream: opposing | swapped | neutral")),
-    Flag("agents", _judge(int | None, "dream: debating agents, consensus = unanimous (2)")),
-    Flag("agent_model", _judge(list[str] | None, "dream: model per agent (repeat the flag)")),
-    Flag("adjudicator", _judge(str | None, "dream: LLM adjudicator model instead of a human")),
-    Flag("scale", _judge(str | None, "single: binary | graded")),
-    Flag("samples", _judge(int | None, "majority: votes per pair (5)")),
-    Flag("seed", _judge(int | None, "the run's seed: --sample, majority votes (seed + i), calls at --temperature > 0 (0)")),
-    Flag("lara_budget", _judge(float | None, "lara: share of pairs sent to humans (0.035)")),
+JUDGE = tuple(_judge_flag(f) for f in (
+    "rounds", "stances", "agents", "agent_models", "adjudicator", "scale", "samples", "seed",
+    "lara_budget")) + (
+    Flag("instructions", _opt(Path | None, "Markdown file: the collection's definition of relevance (and, under '## Grades', of each grade) instead of docket's", "Judge options")),
 )  # fmt: skip
-JOB_FLAGS: tuple[Flag, ...] = (
-    Flag("db", _job(str | None, "store path or SQLAlchemy URL (default docket.db)")),
-    Flag("concurrency", _job(int | None, "pairs judged at once (default: --max-in-flight)")),
-    Flag("reviews", _job(int, "independent reviewers per escalated pair", min=1), 1),
-    Flag("limit", _job(int | None, "judge only the first N pairs (after --sample)", min=1)),
-    Flag("sample", _job(int | None, "judge a random sample of N pairs, drawn with --seed", min=1)),
-    Flag("retry_failed", _job(bool, "judge again the pairs a server refused in earlier runs"), False),
-    Flag("allow_failed", _job(bool, "exit 0 although pairs failed (default: exit 3)"), False),
-    Flag("executor", _job(str | None, "local | ray (Ray workers, each with its own model)")),
-    Flag("ray_address", _job(str | None, "Ray cluster: auto or HOST:PORT (default: start one)")),
-    Flag("ray_workers", _job(int | None, "Ray actors (default 2)")),
+JOB = _settings("db", "concurrency", panel="Job options") + (
+    Flag("reviews", _opt(int, "independent reviewers per escalated pair", "Job options", min=1), 1),
+    Flag("limit", _opt(int | None, "judge only the first N pairs (after --sample)", "Job options", min=1)),
+    Flag("sample", _opt(int | None, "judge a random sample of N pairs, drawn with --seed", "Job options", min=1)),
+    Flag("retry_failed", _opt(bool, "judge again the pairs a server refused in earlier runs", "Job options"), False),
 )  # fmt: skip
-
-
-def _bill(kind: Any, text: str, *decls: str, **extra: Any) -> Any:
-    return Annotated[
-        kind, typer.Option(*decls, help=text, rich_help_panel="Plan and budget options", **extra)
-    ]
-
-
-PLAN_FLAGS: tuple[Flag, ...] = (
-    Flag("plan", _bill(bool, "print what the job would cost (calls, tokens, USD, time, reviews); no LLM call"), False),
+RUN = (Flag("allow_failed", _opt(bool, "exit 0 although pairs failed (default: exit 3)", "Job options"), False),)  # fmt: skip
+EXECUTOR = _settings("executor", "ray_address", "ray_workers", panel="Executor options")
+PRICE = (
     Flag("price_input", _bill(float | None, "USD per million input tokens of --model")),
     Flag("price_cached_input", _bill(float | None, "USD per million cached input tokens")),
     Flag("price_output", _bill(float | None, "USD per million output tokens")),
+)
+PLAN = (
     Flag("latency", _bill(float | None, "seconds per LLM call, for the plan's time estimate")),
     Flag("review_seconds", _bill(float | None, "seconds per review decision (default: the store's median, else 60)")),
-    Flag("max_cost", _bill(float | None, "stop before the job's spend passes USD (exit 5)")),
-    Flag("max_calls", _bill(int | None, "stop before the job's LLM calls pass N (exit 5)")),
-    Flag("max_tokens", _bill(int | None, "stop before the job's tokens pass N (exit 5)")),
-    Flag("max_escalations", _bill(int | None, "stop before the job's escalations pass N (exit 5)")),
-    Flag("pilot", _bill(int | None, "judge a seeded stratified sample of N pairs first, measure it, re-plan")),
-    Flag("min_kappa", _bill(float | None, "pilot: stop before the main run if Cohen's kappa is lower (exit 4)")),
-    Flag("max_escalation", _bill(float | None, "pilot: stop before the main run if more pairs escalate (share, exit 4)")),
 )  # fmt: skip
-PLAN_NAMES = frozenset(f.name for f in PLAN_FLAGS)
-FLAGS: tuple[Flag, ...] = MODEL_FLAGS + JUDGE_FLAGS + JOB_FLAGS + PLAN_FLAGS
-"""Every shared flag, in the order ``--help`` lists them."""
+PLAN_ONLY = (Flag("plan", _bill(bool, "print what the job would cost (calls, tokens, USD, time, reviews); no LLM call"), False),)  # fmt: skip
+CAPS = tuple(
+    Flag(f"max_{n}", _bill(kind | None, f"stop before the job's {what} pass {unit} (exit 5)", "Spend caps"))
+    for n, kind, what, unit in (("cost", float, "spend", "USD"), ("calls", int, "LLM calls", "N"),
+                                ("tokens", int, "tokens", "N"), ("escalations", int, "escalations", "N"))
+)  # fmt: skip
+PILOT = (
+    Flag("pilot", _bill(int | None, "judge a seeded stratified sample of N pairs first, measure it, re-plan", "Pilot options")),
+    Flag("min_kappa", _bill(float | None, "pilot: stop before the main run if Cohen's kappa is lower (exit 4)", "Pilot options")),
+    Flag("max_escalation", _bill(float | None, "pilot: stop before the main run if more pairs escalate (share, exit 4)", "Pilot options")),
+)  # fmt: skip
+GROUPS: dict[str, tuple[Flag, ...]] = {
+    "model": MODEL, "judge": JUDGE, "job": JOB, "run": RUN, "executor": EXECUTOR,
+    "price": PRICE, "plan": PLAN, "plan_only": PLAN_ONLY, "caps": CAPS, "pilot": PILOT,
+}  # fmt: skip
+"""Every shared option group, by name, in the order ``--help`` lists them."""
+RUNNING = ("model", "judge", "job", "run", "executor", "price", "caps")
+"""The groups of a command that judges (holes fill, holes simulate, eval methods)."""
+SPEC_NAMES = tuple(f.name for group in ("model", "judge", "job", "executor") for f in GROUPS[group])
+"""The flags a :class:`~docket.jobs.JobSpec` is built from (the others are the bill's)."""
 
 
 @dataclass(frozen=True)
@@ -135,22 +149,22 @@ class JudgingFlags:
         Raises:
             ConfigError: an invalid value or an option that ``method`` does not read.
         """
-        values = {k: v for k, v in self.values.items() if k not in PLAN_NAMES}
+        v = self.values
+        values = {name: v.get(name) for name in SPEC_NAMES}  # None: not given (or not taken)
         agent_models = values.pop("agent_model", None)
-        values["budget"] = values.pop("lara_budget", None)
-        reviews, retry_failed = values.pop("reviews", 1), values.pop("retry_failed", False)
-        limit, sample = values.pop("limit", None), values.pop("sample", None)
-        values.pop("allow_failed", None)  # how the command exits, not how it judges
+        instructions = values.pop("instructions", None)
+        values["instructions"] = read_instructions(instructions) if instructions else None
+        reviews, retry_failed = values.pop("reviews") or 1, bool(values.pop("retry_failed"))
+        limit, sample = values.pop("limit"), values.pop("sample")
         spec = JobSpec.of(
             method, methods=tuple(methods) if methods else None, reviews=reviews,
-            retry_failed=retry_failed, limit=limit, sample=sample,
-            agent_models=agent_models or None, **values,
+            retry_failed=retry_failed, limit=limit, sample=sample, caps=self.caps(),
+            plan_inputs=self.plan_inputs(), agent_models=agent_models or None, **values,
         )  # fmt: skip
-        v = self.values
-        gate = PilotGate(v.get("min_kappa"), v.get("max_escalation"))
-        bill = Bill(self.caps(), self.price(spec), self.plan, self.plan_inputs(),
-                    v.get("pilot") or 0, gate, track=True, live=LiveSpend())  # fmt: skip
-        return dataclasses.replace(spec, bill=bill)
+        # A command's run plans itself at its start (planned against actual is printed after
+        # it) and fills a live spend for the progress line.
+        bill = replace(spec.bill, track=True, live=LiveSpend())
+        return replace(spec, bill=bill)
 
     @property
     def plan(self) -> bool:
@@ -158,7 +172,7 @@ class JudgingFlags:
         return bool(self.values.get("plan"))
 
     def plan_inputs(self) -> PlanInputs:
-        """Prices, latency and review seconds for :func:`docket.jobs.plan.plan_job`."""
+        """Prices, latency and review seconds for :func:`docket.jobs.plan_job`."""
         v = self.values
         prices = {k: v.get(f"price_{k}") for k in ("input", "cached_input", "output")}
         return PlanInputs(prices, v.get("latency"), v.get("review_seconds"))
@@ -169,9 +183,20 @@ class JudgingFlags:
         return Caps(v.get("max_cost"), v.get("max_calls"), v.get("max_tokens"),
                     v.get("max_escalations"))  # fmt: skip
 
-    def price(self, spec: JobSpec) -> Price:
-        """The main model's price: the price flags, docket.toml, the dated table, or 0."""
-        return quote(spec.model_name, load_price_table(), self.plan_inputs().prices).price
+    def pilot(self) -> tuple[int, PilotGate | None]:
+        """``--pilot N`` and its gate; a gate without a pilot is refused (it could not act).
+
+        Raises:
+            ConfigError: ``--min-kappa`` or ``--max-escalation`` without ``--pilot``.
+        """
+        v = self.values
+        n = v.get("pilot") or 0
+        gate = PilotGate(v.get("min_kappa"), v.get("max_escalation"))
+        given = [f for f in ("min_kappa", "max_escalation") if v.get(f) is not None]
+        if given and not n:
+            flag = "--" + given[0].replace("_", "-")
+            raise ConfigError(f"{flag} gates a pilot: it needs --pilot N", hint="e.g. --pilot 20")
+        return n, (gate if given else None)
 
     @property
     def db(self) -> str | None:
@@ -184,41 +209,41 @@ class JudgingFlags:
         return bool(self.values.get("allow_failed"))
 
 
-def judging_command(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Add the shared flags to a typer command whose last parameter is ``judging: JudgingFlags``.
+def judging_command(*groups: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Add the flags of ``groups`` to a typer command whose last parameter is ``judging``.
 
-    The wrapper's signature is the command's own parameters followed by :data:`FLAGS`, so
-    typer lists and parses them; the command gets them back as one :class:`JudgingFlags`.
+    The wrapper's signature is the command's own parameters followed by the groups' flags,
+    so typer lists and parses exactly those; the command gets them back as one
+    :class:`JudgingFlags`.
     """
-    own = [p for p in _parameters(command) if p.name != "judging"]
-    shared = [
-        inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default,
-                          annotation=f.annotation)
-        for f in FLAGS
-    ]  # fmt: skip
-    names = {f.name for f in FLAGS}
+    flags = [f for group in GROUPS if group in groups for f in GROUPS[group]]
+    unknown = set(groups) - set(GROUPS)
+    if unknown:
+        raise ValueError(f"unknown option groups: {sorted(unknown)}")
 
-    @functools.wraps(command)
-    def wrapper(**kwargs: Any) -> Any:
-        flags = JudgingFlags({k: v for k, v in kwargs.items() if k in names})
-        try:
-            result = command(**{k: v for k, v in kwargs.items() if k not in names}, judging=flags)
-        except PlanMade as made:  # --plan: the job was planned, not run
-            print_plan(made.plan)
-            return None
-        except PilotRejectedError as exc:  # the pilot's judgments are saved
-            print_pilot(exc.report)
-            typer.secho(f"error: {exc.one_line()}", err=True, fg=typer.colors.RED)
-            raise typer.Exit(4) from None
-        print_pilot(getattr(getattr(result, "run", result), "pilot", None))
-        print_planned_vs_actual(getattr(result, "run", result))
-        stop_if_capped(result)
-        return result
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        own = [p for p in _parameters(command) if p.name != "judging"]
+        shared = [
+            inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default,
+                              annotation=f.annotation)
+            for f in flags
+        ]  # fmt: skip
+        names = {f.name for f in flags}
 
-    wrapper.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]
-    wrapper.__annotations__ = {p.name: p.annotation for p in own + shared}
-    del wrapper.__wrapped__  # typer must read the new signature, not the command's
-    return wrapper
+        @functools.wraps(command)
+        def wrapper(**kwargs: Any) -> Any:
+            judging = JudgingFlags({k: v for k, v in kwargs.items() if k in names})
+            result = command(**{k: v for k, v in kwargs.items() if k not in names}, judging=judging)
+            print_planned_vs_actual(getattr(result, "run", result))
+            return result
+
+        wrapper.__signature__ = inspect.Signature(own + shared)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in own + shared}
+        wrapper.groups = tuple(groups)  # type: ignore[attr-defined]
+        del wrapper.__wrapped__  # typer must read the new signature, not the command's
+        return wrapper
+
+    return decorate
 
 
 def _parameters(command: Callable[..., Any]) -> list[inspect.Parameter]:
@@ -230,4 +255,4 @@ def _parameters(command: Callable[..., Any]) -> list[inspect.Parameter]:
 PathArg = Annotated[
     Path, typer.Argument(metavar="PAIRS", help="JSONL or TSV: qid, query, docid, text[, label]")
 ]
-"""The pairs file argument of ``docket judge`` and ``docket eval methods``."""
+"""The pairs file argument of ``docket judge``, ``docket plan`` and ``docket eval methods``."""

@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from docket.errors import UserError
+from docket.errors import DocketError
 from docket.version import __version__
 
 # (command name, module, short help shown by ``docket --help``); the module's ``app`` is a
@@ -29,6 +29,8 @@ SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
      "What judging PAIRS would cost: calls, tokens, USD, time and reviewer hours; no LLM call."),
     ("export", "docket.cli.export",
      "Export a job's labels as TREC qrels or JSONL with provenance, or completed qrels."),
+    ("jobs", "docket.cli.jobs",
+     "List every job in a store: method, model, pairs judged and escalated, review, spend."),
     ("show", "docket.cli.show",
      "Show how a judged pair was decided: every turn's label, evidence and reasoning."),
     ("eval", "docket.cli.eval",
@@ -41,6 +43,8 @@ SUBCOMMANDS: tuple[tuple[str, str, str], ...] = (
      "SOP to rules: extract, check stability, validate, schema, checkers."),
     ("verify", "docket.cli.verify",
      "Verify records against SOP rules (fmt by code, sim/sub by LLM); feedback stats; API server."),
+    ("audit", "docket.cli.audit",
+     "Audit a job's automatic labels: draw a random sample, plan it, certify the labels."),
     ("bench", "docket.cli.bench", "Benchmarks of docket's methods."),
 )  # fmt: skip
 
@@ -112,10 +116,15 @@ def _root(
 
 
 def main() -> None:
-    """Entry point: run the app, turning user errors into one line and exit code 2."""
+    """Entry point: run the app, turning user errors into one line and their exit code."""
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         app()
-    except UserError as exc:
+    except DocketError as exc:
+        from docket.cli.exits import exit_code  # not at start-up: `docket --help` stays light
+
+        code = exit_code(exc)
+        if code is None:
+            raise
         typer.secho(f"error: {exc.one_line()}", err=True, fg=typer.colors.RED)
-        sys.exit(2)
+        sys.exit(code)

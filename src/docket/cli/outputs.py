@@ -2,7 +2,10 @@
 
 A missing folder is created (as ``mkdir -p`` would); a path that is a folder, or a folder
 that cannot be written, is refused with one line naming the flag, before the command does
-any work, so a long run never fails at its last step for want of a folder.
+any work, so a long run never fails at its last step for want of a folder. ``-`` means
+standard output (the writers, through :func:`docket.writing.write_atomically`, print
+there); the command's own messages then go to standard error (:func:`notes_console`), so
+the output can be piped.
 """
 
 from __future__ import annotations
@@ -11,6 +14,9 @@ import os
 from pathlib import Path
 
 import typer
+from rich.console import Console
+
+from docket.writing import STDOUT, is_stdout
 
 
 def output_path(value: Path | None) -> Path | None:
@@ -19,7 +25,7 @@ def output_path(value: Path | None) -> Path | None:
     Raises:
         typer.BadParameter: the path is a folder, or its folder cannot be made or written.
     """
-    if value is None or str(value) == "-":
+    if value is None or str(value) == STDOUT:
         return value
     if value.is_dir():
         raise typer.BadParameter(f"{value} is a folder; give a file name")
@@ -31,3 +37,27 @@ def output_path(value: Path | None) -> Path | None:
     if not os.access(folder, os.W_OK):
         raise typer.BadParameter(f"the folder {folder} is not writable")
     return value
+
+
+def to_stdout(*paths: Path | str | None) -> bool:
+    """Whether one of ``paths`` is ``-`` (standard output)."""
+    return any(is_stdout(path) for path in paths)
+
+
+def notes_console(*paths: Path | str | None) -> Console:
+    """Where a command prints its tables and messages: standard output, unless one of its
+    output files is ``-``; then standard error, so that stdout holds only that output."""
+    from docket.cli.common import console, out
+
+    return console if to_stdout(*paths) else out
+
+
+def image_path(value: Path | None) -> Path | None:
+    """:func:`output_path` for a picture (PNG), which standard output cannot take.
+
+    Raises:
+        typer.BadParameter: ``-``, or as :func:`output_path`.
+    """
+    if is_stdout(value):
+        raise typer.BadParameter("a plot is written to a file; give a file name, not '-'")
+    return output_path(value)

@@ -10,7 +10,8 @@ import typer
 from docket.cli.common import out
 from docket.cli.judging_flags import JudgingFlags, MethodOpt, PathArg, judging_command
 from docket.cli.plan_print import print_plan
-from docket.jobs.plan import JobPlan, plan_job
+from docket.jobs.bill.figures import JobPlan
+from docket.jobs.bill.plan import plan_job
 from docket.jobs.spec import JobSpec
 
 app = typer.Typer()
@@ -18,7 +19,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="print the plan as JSON")]
 
 
 @app.command()
-@judging_command
+@judging_command("model", "judge", "job", "price", "plan")
 def plan(
     pairs_path: PathArg,
     method: MethodOpt = "dream",
@@ -31,14 +32,12 @@ def plan(
 
     Takes the arguments of ``docket judge``; pairs the store already holds are left out.
     """
-    show_plan(pairs_path, judging.spec(method), judging, job, as_json)
+    show_plan(pairs_path, judging.spec(method), job, as_json)
 
 
-def show_plan(
-    pairs: Any, spec: JobSpec, judging: JudgingFlags, job: str | None, as_json: bool = False
-) -> JobPlan:
+def show_plan(pairs: Any, spec: JobSpec, job: str | None, as_json: bool = False) -> JobPlan:
     """Plan the job and print it (a table, or JSON)."""
-    result = plan_job(pairs, spec, job=job, inputs=judging.plan_inputs())
+    result = plan_job(pairs, spec, job=job)
     if as_json:
         out.print_json(json.dumps(result.to_json()))
     else:

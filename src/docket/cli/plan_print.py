@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 
-import typer
 from rich.table import Table
 
+from docket.agreement import shown
 from docket.cli.common import escape, out
 from docket.errors import ConfigError
-from docket.jobs.pilot import PilotReport
-from docket.jobs.plan import JobPlan, Range
+from docket.jobs.bill.figures import JobPlan, Range
+from docket.jobs.bill.pilot import PilotReport
 from docket.jobs.result import JobRun
 from docket.store import Store
 from docket.store.spend import notes_of, spend_of
@@ -25,7 +25,8 @@ def print_plan(result: JobPlan) -> None:
         f"({result.done} of {result.pairs} already in the store)",
         soft_wrap=True,
     )
-    table = Table("", "fewest", "expected", "most")
+    expected = "expected*" if result.assumed else "expected"
+    table = Table("", "fewest", expected, "most")
     rows: list[tuple[str, Range | None, str]] = [
         ("LLM calls", result.calls, "{:,.0f}"),
         ("prompt tokens", result.prompt_tokens, "{:,.0f}"),
@@ -42,6 +43,8 @@ def print_plan(result: JobPlan) -> None:
         else:
             table.add_row(label, *(_fmt(v, fmt) for v in values))
     out.print(table)
+    if result.assumed:
+        out.print(f"  * expected assumes {escape(result.assumed)}", soft_wrap=True)
     for note in result.notes:
         out.print(f"  note: {escape(note)}", soft_wrap=True)
 
@@ -56,28 +59,6 @@ def _fmt(value: float, fmt: str) -> str:
     return f"{value / 3600:.1f} h"
 
 
-def stop_if_capped(result: object) -> None:
-    """After a run a budget cap stopped: name the cap and what is left, exit 5.
-
-    ``result`` is what a judging command returned: a JobRun, or a value holding one
-    (``.run``) or several (``.runs``); anything else is left alone.
-    """
-    runs = getattr(result, "runs", None)
-    for run in runs.values() if isinstance(runs, dict) else [getattr(result, "run", result)]:
-        if isinstance(run, JobRun) and run.stopped_by:
-            _stopped(run)
-
-
-def _stopped(run: JobRun) -> None:
-    left = run.total - len(run.results) - len(run.failed)
-    out.print(
-        f"[yellow]stopped by {escape(run.stopped_by)}[/yellow]; {left} of {run.total} pairs "
-        "not judged yet; every finished pair is saved: rerun with a higher cap to resume",
-        soft_wrap=True,
-    )
-    raise typer.Exit(5)
-
-
 def print_pilot(report: PilotReport | None) -> None:
     """The pilot's measures per pair and its projection for the rest of the job."""
     if report is None:
@@ -90,13 +71,19 @@ def print_pilot(report: PilotReport | None) -> None:
         table.add_row(name.replace("_", " "), _span(per, "{:,.3g}"), _span(total, fmt))
     wall = report.projected["wall_s"]
     table.add_row("wall time", f"{report.latency_s:.2f} s a call", _span(wall, "time"))
-    for name in ("bacc", "kappa"):
+    for name, heading in (("bacc", "balanced accuracy"), ("kappa", "Cohen's kappa")):
         value = getattr(report, name)
         if value is not None:
-            table.add_row(name, _span(value, "{:.2f}"), "")
+            table.add_row(f"{heading}, pilot labels vs gold", _figure(value, report.scored), "")
     out.print(table)
     for note in report.notes:
         out.print(f"  note: {escape(note)}", soft_wrap=True)
+
+
+def _figure(value: Range, n: int) -> str:
+    """An agreement figure with its interval and n; too few pairs or undefined: no number."""
+    text = shown(value.expected, n, ".2f")
+    return text if text.startswith(("n/a", "too few")) else f"{_span(value, '{:.2f}')} (n={n})"
 
 
 def _span(value: Range, fmt: str) -> str:
@@ -144,8 +131,8 @@ def show_job_bill(store: Store, job: str, as_json: bool) -> None:
                       soft_wrap=True)  # fmt: skip
         elif kind == "pilot":
             per = data["per_pair"]
-            kappa = data.get("kappa")
-            extra = f", kappa {kappa['expected']:.2f}" if kappa else ""
+            kappa, scored = data.get("kappa"), data.get("scored", 0)
+            extra = f", kappa {shown(kappa['expected'], scored, '.2f')}" if kappa else ""
             out.print(f"pilot: {data['pairs']} pairs, {per['calls']['expected']:.2f} calls "
                       f"and {per['escalations']['expected']:.0%} escalated per pair{extra}",
                       soft_wrap=True)  # fmt: skip

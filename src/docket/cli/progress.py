@@ -72,7 +72,7 @@ def progress_meter(
     callback) when it is not known up front. On a terminal it drives a rich progress bar;
     otherwise it writes plain lines (about :data:`LINES_PER_RUN` per run, and one at least
     every 10 seconds). ``status(done, total)`` adds a text to each line and to the bar (the
-    spend so far, projected total and ETA: :class:`docket.jobs.live.LiveSpend`).
+    spend so far, projected total and ETA: :class:`docket.jobs.bill.live.LiveSpend`).
     """
     if not console.is_terminal:
         lines: dict[str, LineProgress] = {}

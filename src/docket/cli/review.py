@@ -11,9 +11,10 @@ from rich.console import Console
 from rich.table import Table
 
 from docket.cli import web_flags
-from docket.cli.outputs import output_path
+from docket.cli.outputs import output_path, to_stdout
 from docket.config import load_settings
 from docket.store.base import Store, open_store
+from docket.writing import write_text
 
 app = typer.Typer(
     help="Human review of escalated items: web app, reviewers, assignment, agreement.",
@@ -54,10 +55,9 @@ def serve(
     secure_cookies: web_flags.SecureCookies = False,
 ) -> None:
     """Start the review web app and print its address."""
-    import uvicorn
-
     from docket.review.web import create_app
     from docket.web import WebSettings
+    from docket.web.serve import serve
 
     settings = web_flags.web_settings(
         WebSettings(),
@@ -76,9 +76,7 @@ def serve(
     if settings.allowed_hosts is None:
         typer.secho("warning: listening on all interfaces; use HTTPS in front", err=True)
     application = create_app(_store(db), settings)
-    shown = f"[{host}]" if ":" in host else host
-    _print(f"docket review: http://{shown}:{port}/  (Ctrl-C to stop)")
-    uvicorn.run(application, host=host, port=port, log_level="warning")
+    serve(application, host, port, lambda url: _print(f"docket review: {url}/  (Ctrl-C to stop)"))
 
 
 @app.command("add-reviewer")
@@ -276,10 +274,10 @@ def export_labelstudio_command(
 
     with _reading(db).read_session() as session:
         tasks = export_labelstudio(session, job=job, annotators=annotators)
-    out.write_text(json.dumps(tasks, ensure_ascii=False, indent=1), encoding="utf-8")
+    write_text(out, json.dumps(tasks, ensure_ascii=False, indent=1) + "\n")
     if config is not None:
-        config.write_text(LABEL_CONFIG, encoding="utf-8")
-    _print(f"{len(tasks)} task(s) written to {out}")
+        write_text(config, LABEL_CONFIG)
+    typer.echo(f"{len(tasks)} task(s) written to {out}", err=to_stdout(out, config))
 
 
 @app.command("import-labelstudio")

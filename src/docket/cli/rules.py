@@ -21,6 +21,7 @@ from docket.cli.common import console, escape, model_factory, out
 from docket.cli.outputs import output_path
 from docket.config import load_settings
 from docket.errors import InputError
+from docket.writing import write_text
 
 app = typer.Typer(
     help="SOP to rules: extract, check stability, validate, schema, checkers.", no_args_is_help=True
@@ -87,7 +88,7 @@ def extract(
     )
     result = asyncio.run(atomize(document, _model(model, cache), options, _progress("extract")))
     if report is not None:
-        report.write_text(json.dumps(result.report.to_json(), indent=2) + "\n", encoding="utf-8")
+        write_text(report, json.dumps(result.report.to_json(), indent=2) + "\n")
     if not result.ruleset.rules:
         raise _no_rules(sop, result.report)
     dump_rules(result.ruleset, output)
@@ -177,7 +178,7 @@ def stability_command(
         f"variation (1 - mean Jaccard): {result.variation:.1%}  mean Jaccard: {result.mean_jaccard:.3f}"
     )
     if json_out is not None:
-        json_out.write_text(json.dumps(result.to_json(), indent=2) + "\n", encoding="utf-8")
+        write_text(json_out, json.dumps(result.to_json(), indent=2) + "\n")
 
 
 @app.command()
@@ -217,7 +218,7 @@ def schema(
     if output is None:
         typer.echo(text, nl=False)
     else:
-        output.write_text(text, encoding="utf-8")
+        write_text(output, text)
 
 
 @app.command()

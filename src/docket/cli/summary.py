@@ -18,31 +18,13 @@ from rich.text import Text
 
 from docket.cli.common import id_column, out, value_column
 from docket.cli.transcript import review_hint, transcript_view
-from docket.llm.usage import Usage
+from docket.jobs.result import JobRun
 from docket.relevance.engagement import ENGAGED_TURNS, LATER_TURNS
 from docket.relevance.types import Judgment, Pair
-from docket.runner.results import StoredResults
 
 LABEL_NAMES = {1: "relevant", 0: "irrelevant", None: "-"}
 MAX_ROWS = 25
 """Rows of the per-pair table; the totals always cover every pair."""
-
-
-@dataclass(frozen=True)
-class RunReport:
-    """What one run did, apart from what the store holds.
-
-    Attributes:
-        judged: pairs judged by this run.
-        skipped: pairs that were already judged before it.
-        usage: this run's LLM usage (0 calls on a rerun of a finished job).
-        queued: escalated pairs in the review queue after the run.
-    """
-
-    judged: int
-    skipped: int
-    usage: Usage
-    queued: int
 
 
 @dataclass
@@ -55,6 +37,7 @@ class Digest:
         tokens: stored prompt and completion tokens.
         reasked: stored replies that could not be read (each was asked once more).
         decided: pairs per ``decided_by``.
+        grades: pairs per grade (graded judges: 0-3; empty for binary labels).
         gold: ``(gold, label)`` of automatically labelled pairs that have a gold label.
         debated: the pair worth showing: an escalation first, then the most rounds.
         later_turns, engaged_turns: debate turns after round 1, and those that engaged
@@ -66,6 +49,7 @@ class Digest:
     tokens: int = 0
     reasked: int = 0
     decided: Counter[str] = field(default_factory=Counter)
+    grades: Counter[int] = field(default_factory=Counter)
     gold: list[tuple[int, int]] = field(default_factory=list)
     debated: tuple[str, str] | None = None
     later_turns: int = 0
@@ -91,6 +75,8 @@ class Digest:
         self.later_turns += usage.get(LATER_TURNS, 0)
         self.engaged_turns += usage.get(ENGAGED_TURNS, 0)
         self.decided[row.decided_by] += 1
+        if (grade := getattr(row, "grade", None)) is not None:
+            self.grades[grade] += 1
         if row.gold is not None and row.label is not None:
             self.gold.append((row.gold, row.label))
 
@@ -99,6 +85,8 @@ def _label_text(judgment: Judgment) -> Text:
     if judgment.decided_by == "escalated":
         return Text("needs human", style="yellow")
     name = LABEL_NAMES[judgment.label]
+    if judgment.grade is not None:  # a graded judge: the grade, and the label it gives
+        name = f"{judgment.grade} {name}"
     return Text(name, style="green" if judgment.label == 1 else "")
 
 
@@ -144,7 +132,7 @@ def pair_table(results: Iterable[tuple[Pair, Judgment]], title: str, total: int)
     return table
 
 
-def totals_table(digest: Digest, run: RunReport) -> Table:
+def totals_table(digest: Digest, run: JobRun) -> Table:
     """Two rows: what this run did, and what the job holds in the store.
 
     The caption says how the stored pairs were decided, e.g. ``decided: consensus 3``.
@@ -155,18 +143,20 @@ def totals_table(digest: Digest, run: RunReport) -> Table:
         table.add_column(column, justify="right")
     usage = run.usage
     table.add_row(
-        "this run", str(run.judged), str(usage.calls), str(usage.cache_hits),
+        "this run", str(run.outcome.judged), str(usage.calls), str(usage.cache_hits),
         str(usage.tokens), str(usage.parse_failures),
     )  # fmt: skip
     table.add_row(
         "stored", str(digest.pairs), str(digest.calls), "", str(digest.tokens),
         str(digest.reasked),
     )  # fmt: skip
-    decided = digest.decided
+    decided, grades = digest.decided, digest.grades
     table.caption = (
         "re-asked: replies that could not be read (each was asked once more)\n"
         "decided: " + ", ".join(f"{name} {decided[name]}" for name in sorted(decided))
     )
+    if grades:
+        table.caption += "\ngrades: " + ", ".join(f"{g}: {grades[g]}" for g in sorted(grades))
     return table
 
 
@@ -197,15 +187,14 @@ def engagement_line(digest: Digest) -> str | None:
     )
 
 
-def print_summary(
-    results: StoredResults, job: str, db: str, run: RunReport, *, show_transcript: bool = True
-) -> None:
+def print_summary(run: JobRun, db: str, *, show_transcript: bool = True) -> None:
     """Print the tables, one debated pair's transcript and where the results went.
 
     The job is read once in full for the totals (lean rows), and again only for the rows
     of the pair table and the one transcript shown, so a rerun of a 100,000-pair job
     prints its summary in seconds.
     """
+    results, job = run.results, run.job
     digest = Digest.of(results.summary_rows())
     if digest.pairs:
         out.print(pair_table(results, title=f"job {job}", total=digest.pairs), crop=False)
@@ -223,8 +212,8 @@ def print_summary(
         )
     out.print(
         Text(
-            f"{digest.pairs} pairs in {db}: {run.judged} judged by this run, "
-            f"{run.skipped} already judged before it"
+            f"{digest.pairs} pairs in {db}: {run.outcome.judged} judged by this run, "
+            f"{run.outcome.skipped} already judged before it"
         ),
         soft_wrap=True,
     )

@@ -20,8 +20,8 @@ from docket.adherence.verify import Submission, Verifier
 from docket.adherence.verify.verdict import Verdict
 from docket.cli import web_flags
 from docket.cli.common import EXIT_FAILED, console, escape, out
-from docket.cli.outputs import output_path
-from docket.cli.verify_labelstudio import labelstudio
+from docket.cli.outputs import notes_console, output_path
+from docket.cli.verify_labelstudio import TokenFileOpt, labelstudio
 from docket.cli.verify_options import (
     CacheOpt,
     DbOpt,
@@ -32,14 +32,13 @@ from docket.cli.verify_options import (
     SimOpt,
     SubOpt,
     TimeoutOpt,
-    TokenOpt,
     build_verifier,
-    parse_tokens,
 )
 from docket.cli.verify_report import flag_tables, stats_tables, summary_tables
 from docket.config import load_settings
 from docket.errors import ModelUnavailableError
 from docket.fanout import bounded_map
+from docket.writing import write_atomically
 
 if TYPE_CHECKING:
     from docket.store.base import Store
@@ -122,7 +121,10 @@ def run(
     output: Annotated[
         Path | None,
         typer.Option(
-            "--output", "-o", help="write one verdict per line (JSONL)", callback=output_path
+            "--output",
+            "-o",
+            help="write one verdict per line (JSONL; '-': standard output)",
+            callback=output_path,
         ),
     ] = None,
     db: Annotated[str | None, typer.Option("--db", help="also save runs to this store")] = None,
@@ -137,11 +139,11 @@ def run(
     store = _open_store(db) if db is not None else None
     verdicts = asyncio.run(_verify_all(verifier, records, concurrency))
     if output is not None:
-        output.write_text("".join(v.model_dump_json() + "\n" for v in verdicts), encoding="utf-8")
+        write_atomically(output, (v.model_dump_json() + "\n" for v in verdicts))
     if store is not None and db is not None:
         _save(store, db, verdicts, verifier)
     for table in summary_tables(verifier.ruleset, verdicts):
-        out.print(table)
+        notes_console(output).print(table)
     kept = f"the per-rule records are in {output}" if output else "see the summary above"
     if (error := unreachable_error(verdicts, kept)) is not None:
         raise error
@@ -208,7 +210,7 @@ def serve(
     cache: CacheOpt = None,
     host: Annotated[str, typer.Option("--host", help="interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="port to listen on")] = 8765,
-    token: TokenOpt = None,
+    token_file: TokenFileOpt = None,
     admin: Annotated[
         list[str] | None,
         typer.Option("--admin", help="user who may answer flags on anyone's results (repeatable)"),
@@ -225,10 +227,10 @@ def serve(
     secure_cookies: web_flags.SecureCookies = False,
 ) -> None:
     """Start the verification API and the annotator page."""
-    import uvicorn
-
     from docket.adherence.web.api import DEFAULT_SETTINGS, create_app
+    from docket.adherence.web.tokens import startup_tokens
     from docket.store.base import open_store
+    from docket.web.serve import bind, serve
 
     settings = web_flags.web_settings(
         DEFAULT_SETTINGS,
@@ -244,13 +246,17 @@ def serve(
         lockout_seconds=lockout_seconds,
         secure_cookies=secure_cookies,
     )
+    bind(host, port).close()  # a bad --host or --port is refused before the model loads
+    tokens, admins = startup_tokens(token_file), set(admin or [])
     verifier = build_verifier(rules, model, sim_model, sub_model, mode, timeout, overflow, cache)
     store = open_store(load_settings(db=db).db)
-    tokens, admins = parse_tokens(token or []), set(admin or [])
     app_ = create_app(verifier, store=store, tokens=tokens, admins=admins, settings=settings)
-    console.print(f"annotator page: http://{host}:{port}/annotate", soft_wrap=True)
-    console.print(f"API schema:     http://{host}:{port}/openapi.json", soft_wrap=True)
-    uvicorn.run(app_, host=host, port=port, log_level="warning")
+
+    def announce(url: str) -> None:
+        console.print(f"annotator page: {url}/annotate", soft_wrap=True)
+        console.print(f"API schema:     {url}/openapi.json", soft_wrap=True)
+
+    serve(app_, host, port, announce)
 
 
 @token_app.command("add")

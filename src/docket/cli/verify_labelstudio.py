@@ -18,12 +18,18 @@ from docket.cli.verify_options import (
     RulesOpt,
     SimOpt,
     SubOpt,
-    TokenOpt,
     build_verifier,
-    parse_tokens,
 )
 from docket.config import load_settings
 
+TokenFileOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--token-file",
+        help="file of start-up bearer tokens, one NAME=TOKEN a line (also read: "
+        "$DOCKET_VERIFY_TOKEN); or `docket verify token add`",
+    ),
+]
 MapOpt = Annotated[
     Path | None,
     typer.Option(
@@ -48,7 +54,7 @@ def labelstudio(
     cache: CacheOpt = None,
     host: Annotated[str, typer.Option("--host", help="interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="port to listen on")] = 9090,
-    token: TokenOpt = None,
+    token_file: TokenFileOpt = None,
     allowed_host: web_flags.AllowedHost = None,
     max_body_bytes: web_flags.MaxBody = None,
     max_json_depth: web_flags.MaxDepth = None,
@@ -57,11 +63,11 @@ def labelstudio(
 
     Connect it in the project's Model settings with Basic auth, a token as the password.
     """
-    import uvicorn
-
     from docket.adherence.labelstudio import load_mapping
     from docket.adherence.web.labelstudio import DEFAULT_SETTINGS, create_labelstudio_app
+    from docket.adherence.web.tokens import startup_tokens
     from docket.store.base import open_store
+    from docket.web.serve import bind, serve
 
     settings = web_flags.web_settings(
         DEFAULT_SETTINGS,
@@ -70,11 +76,16 @@ def labelstudio(
         max_body_bytes=max_body_bytes,
         max_json_depth=max_json_depth,
     )
+    bind(host, port).close()  # a bad --host or --port is refused before the model loads
     loaded = load_mapping(mapping) if mapping is not None else None
+    tokens = startup_tokens(token_file)
     verifier = build_verifier(rules, model, sim_model, sub_model, mode, timeout, overflow, cache)
     store = open_store(load_settings(db=db).db)
     app = create_labelstudio_app(
-        verifier, store=store, tokens=parse_tokens(token or []), mapping=loaded, settings=settings
+        verifier, store=store, tokens=tokens, mapping=loaded, settings=settings
     )
-    console.print(f"Label Studio ML backend: http://{host}:{port}", soft_wrap=True)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+
+    def announce(url: str) -> None:
+        console.print(f"Label Studio ML backend: {url}", soft_wrap=True)
+
+    serve(app, host, port, announce)

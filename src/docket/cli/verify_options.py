@@ -70,25 +70,3 @@ def build_verifier(
         sub_model=get_model(sub_model) if "sub" in tiers or (holistic and tiers) else None,
         config=config,
     )
-
-
-TokenOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--token", help="bearer token NAME=TOKEN (repeatable); or `docket verify token add`"
-    ),
-]
-
-
-def parse_tokens(values: list[str]) -> dict[str, str]:
-    """Start-up tokens from ``NAME=TOKEN`` (or ``TOKEN``, named ``default``) values."""
-    tokens = {}
-    for value in values:
-        name, sep, secret = value.partition("=")
-        name, secret = (name, secret) if sep else ("default", value)
-        if len(secret) < 16:
-            raise ConfigError(
-                "a token must be at least 16 characters", hint="use NAME=TOKEN or TOKEN"
-            )
-        tokens[secret] = name
-    return tokens

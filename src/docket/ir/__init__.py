@@ -1,4 +1,7 @@
-"""IR benchmarks: formats, corpora, holes, filling, re-evaluation, label agreement, RAG, simulation."""
+"""IR benchmarks: formats, corpora, finding holes, re-evaluation, label agreement, RAG.
+
+Filling and simulating holes live one layer up, in :mod:`docket.holes`.
+"""
 
 from docket.ir.corpus import Corpus, CorpusIndex, Document, open_corpus
 from docket.ir.evaluate import (
@@ -11,7 +14,6 @@ from docket.ir.evaluate import (
     evaluate_runs,
     parse_measures,
 )
-from docket.ir.fill import FillResult, PairSet, build_pairs, summarize_fill
 from docket.ir.formats import Qrels, Run, read_qrels, read_run, read_runs, write_qrels
 from docket.ir.holes import Hole, HoleReport, find_holes, hole_rate, pool
 from docket.ir.label_agreement import LabelAgreement, LabelsReport, compare_labels, evaluate_labels
@@ -27,7 +29,6 @@ from docket.ir.provenance import (
 from docket.ir.queries import read_queries
 from docket.ir.rag import RagAlignment, rag_alignment, read_generation
 from docket.ir.significance import PairTest, compare_pairs, holm, paired_t_test, randomization_test
-from docket.ir.simulate import SimulationReport, balanced_accuracy, drop_judgments
 from docket.ir.stats import kendall_tau, pearson, spearman, tau_ap
 
 __all__ = [
@@ -35,13 +36,11 @@ __all__ = [
     "Corpus",
     "CorpusIndex",
     "Document",
-    "FillResult",
     "Hole",
     "HoleReport",
     "LabelAgreement",
     "LabelSet",
     "LabelsReport",
-    "PairSet",
     "PairTest",
     "ProvenanceRecord",
     "Qrels",
@@ -49,17 +48,13 @@ __all__ = [
     "RankingComparison",
     "Run",
     "Scale",
-    "SimulationReport",
     "SystemsReport",
-    "balanced_accuracy",
-    "build_pairs",
     "compare_labels",
     "compare_pairs",
     "compare_rankings",
     "compare_systems",
     "compose_qrels",
     "condense",
-    "drop_judgments",
     "evaluate_labels",
     "evaluate_runs",
     "find_holes",
@@ -83,7 +78,6 @@ __all__ = [
     "read_runs",
     "record_from_judgment",
     "spearman",
-    "summarize_fill",
     "tau_ap",
     "write_provenance",
     "write_qrels",

@@ -17,6 +17,7 @@ import ir_measures
 from pydantic import BaseModel
 
 from docket.errors import UserError
+from docket.frames import frame
 from docket.ir.formats import Qrels, Run
 from docket.ir.holes import hole_rate
 from docket.ir.stats import competition_ranks, kendall_tau, tau_ap
@@ -107,6 +108,23 @@ class SystemsReport(BaseModel):
         ranks = self.ranks["original"]
         return sorted(ranks, key=lambda name: (ranks[name], name))
 
+    def to_pandas(self) -> Any:
+        """One row per qrels variant, system and measure: ``variant``, ``system``,
+        ``measure``, ``value``, and ``rank`` (the system's rank by the primary measure
+        under that variant).
+
+        Raises:
+            MissingDependencyError: pandas is not installed.
+        """
+        rows = [
+            {"variant": variant, "system": system, "measure": measure, "value": value,
+             "rank": self.ranks.get(variant, {}).get(system)}
+            for variant, systems in self.scores.items()
+            for system, measures in systems.items()
+            for measure, value in measures.items()
+        ]  # fmt: skip
+        return frame(rows, ["variant", "system", "measure", "value", "rank"])
+
 
 def _nan_to_none(value: float) -> float | None:
     return None if math.isnan(value) else value
@@ -119,6 +137,7 @@ def compare_systems(
     measures: Sequence[str] = DEFAULT_MEASURES,
     primary: str | None = None,
     condensed: bool = True,
+    whole_pool: Qrels | None = None,
 ) -> SystemsReport:
     """Evaluate every system on each qrels variant and compare the rankings.
 
@@ -129,18 +148,23 @@ def compare_systems(
         measures: ``ir_measures`` names; the first is the primary measure by default.
         primary: the measure that ranks systems (must be among ``measures``).
         condensed: also evaluate condensed lists.
+        whole_pool: qrels of new labels for the whole pool (``holes fill --whole-pool``),
+            evaluated beside ``completed`` so the two completions can be compared.
     """
     parsed = parse_measures(measures)
     primary_name = str(parse_measures([primary])[0]) if primary else str(parsed[0])
     if primary_name not in {str(m) for m in parsed}:
         parsed.append(ir_measures.parse_measure(primary_name))
-    variants = qrels_variants(qrels, completed, condensed)
+    variants = qrels_variants(qrels, completed, condensed, whole_pool)
     scores = {
         name: evaluate_runs(q, [condense(r, q) for r in runs] if cond else list(runs), parsed)
         for name, (q, cond) in variants.items()
     }
     ranks = {name: _ranks(s, primary_name) for name, s in scores.items()}
-    target = "completed" if completed is not None else ("original_condensed" if condensed else None)
+    target = next(
+        (name for name, q in (("completed", completed), ("whole_pool", whole_pool)) if q),
+        "original_condensed" if condensed else None,
+    )
     shifts = (
         {s: ranks["original"][s] - ranks[target][s] for s in ranks["original"]} if target else {}
     )
@@ -161,16 +185,17 @@ def compare_systems(
 
 
 def qrels_variants(
-    qrels: Qrels, completed: Qrels | None, condensed: bool
+    qrels: Qrels, completed: Qrels | None, condensed: bool, whole_pool: Qrels | None = None
 ) -> dict[str, tuple[Qrels, bool]]:
     """The evaluated variants by name: ``(qrels, condensed lists or not)``."""
     variants = {"original": (qrels, False)}
     if condensed:
         variants["original_condensed"] = (qrels, True)
-    if completed is not None:
-        variants["completed"] = (completed, False)
-        if condensed:
-            variants["completed_condensed"] = (completed, True)
+    for name, extra in (("completed", completed), ("whole_pool", whole_pool)):
+        if extra is not None:
+            variants[name] = (extra, False)
+            if condensed:
+                variants[f"{name}_condensed"] = (extra, True)
     return variants
 
 

@@ -11,8 +11,6 @@ Conventions:
 from __future__ import annotations
 
 import math
-import os
-import tempfile
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from operator import itemgetter
@@ -20,6 +18,7 @@ from pathlib import Path
 
 from docket.errors import InputError
 from docket.reading import json_object, not_utf8, numbered_lines, open_text
+from docket.writing import write_atomically
 
 Qrels = dict[str, dict[str, int]]
 
@@ -134,38 +133,6 @@ def uncovered(
     export) would score every system near 0.
     """
     return sum(1 for q, docs in original.items() for d in docs if d not in completed.get(q, {}))
-
-
-def _umask() -> int:
-    # os.umask can only be read by setting it; put it straight back.
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def write_atomically(path: Path, lines: Iterable[str]) -> int:
-    """Write to a temporary file beside ``path`` and rename: never a half-written file.
-
-    The file gets the permissions a plain ``open(path, "w")`` would give it (0644 under
-    a 022 umask), not the private 0600 of the temporary file.
-
-    Returns:
-        The number of lines written.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    count = 0
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for line in lines:
-                handle.write(line)
-                count += 1
-        os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return count
 
 
 @dataclass(frozen=True)

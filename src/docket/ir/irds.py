@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from docket.errors import MissingDependencyError, UserError
@@ -128,6 +128,28 @@ def read_queries(dataset_id: str) -> dict[str, str]:
         return {
             q.query_id: getattr(q, "text", None) or q.default_text() for q in dataset.queries_iter()
         }
+
+
+def read_query_fields(dataset_id: str, fields: Sequence[str]) -> dict[str, str]:
+    """``{qid: text}`` of the queries' ``description``/``narrative`` fields, labelled.
+
+    ``fields`` are docket's topic field names (``desc``, ``narr``, ``title``); a query
+    without them gets "".
+    """
+    names = {"title": ("title", "text"), "desc": ("description",), "narr": ("narrative",)}
+    labels = {"title": "Title", "desc": "Description", "narr": "Narrative"}
+    dataset = load(dataset_id)
+    if not dataset.has_queries():
+        raise UserError(f"ir_datasets '{dataset_id}' has no queries")
+    found: dict[str, str] = {}
+    with _no_download(dataset_id, "queries"):
+        for query in dataset.queries_iter():
+            values = [(f, next((str(v) for n in names[f] if (v := getattr(query, n, None))), ""))
+                      for f in fields]  # fmt: skip
+            found[query.query_id] = "\n".join(
+                f"{labels[f]}: {' '.join(v.split())}" for f, v in values if v.strip()
+            )
+    return found
 
 
 def read_qrels(dataset_id: str) -> dict[str, dict[str, int]]:

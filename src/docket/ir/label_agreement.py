@@ -24,8 +24,15 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel
 
-from docket.agreement import alpha_from_confusion, confusion_matrix, kappa_from_confusion
+from docket.agreement import (
+    alpha_from_confusion,
+    confusion_matrix,
+    kappa_from_confusion,
+    mean_recall,
+    recalls_from_confusion,
+)
 from docket.errors import ConfigError, UserError
+from docket.frames import flat, frame
 from docket.ir.evaluate import parse_measures
 from docket.ir.formats import Run, read_runs
 from docket.ir.label_files import DEFAULT_SCALE, Key, LabelSet, Scale, read_label_set
@@ -84,6 +91,19 @@ class LabelsReport(BaseModel):
     results: list[LabelAgreement]
     rankings: list[SystemRanking] | None = None
 
+    def to_pandas(self) -> Any:
+        """One row per label set with its agreement figures (per-query values and the
+        confusion matrix left out; ``binary_kappa`` as ``binary_kappa.<level>`` columns).
+
+        Raises:
+            MissingDependencyError: pandas is not installed.
+        """
+        rows = [
+            flat(result.model_dump(exclude={"per_query", "confusion"})) for result in self.results
+        ]
+        columns = [*dict.fromkeys(key for row in rows for key in row)] or ["name"]
+        return frame(rows, columns)
+
 
 def _none(value: float) -> float | None:
     return None if math.isnan(value) else float(value)
@@ -96,12 +116,10 @@ def binarise(table: np.ndarray, position: int) -> np.ndarray:
 
 
 def _recalls(binary: np.ndarray) -> tuple[float | None, float | None, float | None]:
-    """Recall of gold-irrelevant and gold-relevant pairs, and their mean (balanced accuracy)."""
-    totals = binary.sum(axis=1)
-    recalls = [binary[i, i] / totals[i] if totals[i] else math.nan for i in (0, 1)]
-    present = [r for r in recalls if not math.isnan(r)]
-    balanced = float(np.mean(present)) if present else math.nan
-    return _none(recalls[0]), _none(recalls[1]), _none(balanced)
+    """Recall of gold-irrelevant and gold-relevant pairs, and balanced accuracy (None when a
+    class has no gold pair: :func:`docket.agreement.mean_recall`)."""
+    recalls = recalls_from_confusion(binary)
+    return _none(recalls[0]), _none(recalls[1]), _none(mean_recall(recalls))
 
 
 def table_statistics(table: np.ndarray, scale: Scale, rel_level: int) -> dict[str, Any]:

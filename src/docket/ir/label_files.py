@@ -218,6 +218,8 @@ def _job_rows(job: str, rel_level: int, db: str | None) -> Iterator[Row]:
     store = open_store(load_settings(db=db).db)
     with store.session() as session:
         if session.get(Job, job) is None:
-            raise UserError(f"no job named '{job}' in the store", hint="see docket summary")
+            raise UserError(
+                f"no job named '{job}' in the store", hint="list the jobs with `docket jobs`"
+            )
     for row in export_rows(store, job, "reviewed"):
         yield (row.record.qid, row.record.docid), relevance_value(row, "keep", rel_level), None

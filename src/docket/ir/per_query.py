@@ -82,19 +82,65 @@ def write_per_query(table: PerQuery, path: Path) -> int:
     return len(rows)
 
 
+# trec_eval's own name of an ir_measures measure, by its NAME: (without a cutoff, with one).
+# None: trec_eval has no such form. Judged@k is not trec_eval's; ``judged_k`` follows its style.
+_TREC_EVAL_NAMES: dict[str, tuple[str | None, str | None]] = {
+    "AP": ("map", "map_cut_{}"),
+    "nDCG": ("ndcg", "ndcg_cut_{}"),
+    "P": ("set_P", "P_{}"),
+    "R": ("set_recall", "recall_{}"),
+    "RR": ("recip_rank", None),
+    "Rprec": ("Rprec", None),
+    "Bpref": ("bpref", None),
+    "infAP": ("infAP", None),
+    "Success": (None, "success_{}"),
+    "NumRet": ("num_ret", None),
+    "NumRel": ("num_rel", None),
+    "NumRelRet": ("num_rel_ret", None),
+    "SetP": ("set_P", None),
+    "SetR": ("set_recall", None),
+    "SetF": ("set_F", None),
+    "Judged": (None, "judged_{}"),
+}
+
+
+def trec_eval_name(measure: str) -> str:
+    """trec_eval's name of an ir_measures measure: ``nDCG@10`` -> ``ndcg_cut_10``,
+    ``P@10`` -> ``P_10``, ``AP`` -> ``map``, ``RR`` -> ``recip_rank``.
+
+    A measure trec_eval names no other way (parameters other than the cutoff and the
+    relevance level, which trec_eval sets with ``-l``, or no trec_eval form) keeps its
+    ir_measures name.
+    """
+    try:
+        parsed = ir_measures.parse_measure(measure)
+    except (ValueError, NameError, SyntaxError, TypeError):
+        return measure
+    params = dict(parsed.params)
+    cutoff = params.pop("cutoff", None)
+    params.pop("rel", None)
+    forms = _TREC_EVAL_NAMES.get(parsed.NAME)
+    if forms is None or params:
+        return measure
+    template = forms[0] if cutoff is None else forms[1]
+    return measure if template is None else template.format(cutoff)
+
+
 def trec_eval_lines(
     table: PerQuery, aggregates: Mapping[str, Mapping[str, Mapping[str, float]]]
 ) -> Iterator[str]:
     """``trec_eval -q`` style text: per system, every measure per query, then ``all``.
 
-    Each system block starts with a ``runid`` line; systems of a variant other than
-    ``original`` are named ``system@variant``.
+    Measures have trec_eval's own names (:func:`trec_eval_name`), as scripts reading
+    ``trec_eval -q`` output expect. Each system block starts with a ``runid`` line;
+    systems of a variant other than ``original`` are named ``system@variant``.
     """
     for variant, systems in table.items():
         for system, measures in systems.items():
             name = system if variant == "original" else f"{system}@{variant}"
             yield f"{'runid':<22}\tall\t{name}\n"
             for measure, values in measures.items():
+                shown = trec_eval_name(measure)
                 for qid in sorted(values):
-                    yield f"{measure:<22}\t{qid}\t{values[qid]:.4f}\n"
-                yield f"{measure:<22}\tall\t{aggregates[variant][system][measure]:.4f}\n"
+                    yield f"{shown:<22}\t{qid}\t{values[qid]:.4f}\n"
+                yield f"{shown:<22}\tall\t{aggregates[variant][system][measure]:.4f}\n"

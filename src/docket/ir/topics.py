@@ -74,6 +74,29 @@ def read_topics(path: str | Path, text: str, fields: Sequence[str] = ("title",))
     return topics
 
 
+LABELS = {"title": "Title", "desc": "Description", "narr": "Narrative"}
+
+
+def read_topic_fields(path: str | Path, text: str, fields: Sequence[str]) -> dict[str, str]:
+    """``{qid: text}`` of the chosen fields, each on its own labelled line
+    (``Description: ...``); a topic without any of them gets "".
+
+    Raises:
+        InputError: a topic without a number, or a number given twice.
+    """
+    found: dict[str, str] = {}
+    for line, block in _blocks(text):
+        values = _fields(block)
+        qid = _LABEL.sub("", values.get("num", "")).strip()
+        if not qid:
+            raise InputError("topic without a <num>", path=str(path), line=line, field="num")
+        if qid in found:
+            raise InputError(f"topic {qid} appears twice", path=str(path), line=line, field="num")
+        parts = [(f, _LABEL.sub("", values.get(f, "")).strip()) for f in fields]
+        found[qid] = "\n".join(f"{LABELS[f]}: {value}" for f, value in parts if value)
+    return found
+
+
 def _blocks(text: str) -> Iterator[tuple[int, str]]:
     """(line number of ``<top>``, content up to ``</top>``) for every topic."""
     for match in re.finditer(

@@ -13,10 +13,11 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from docket.config import Settings
+from docket.jobs.bill.prices import PriceQuote, load_price_table, quote
 from docket.llm.pool import ModelPool
-from docket.llm.usage import Usage
+from docket.llm.usage import Price, Usage
 from docket.relevance import Judge, JudgeOptions, build_judge
-from docket.store import Store, upsert_job
+from docket.store import Store, open_store, upsert_job
 
 if TYPE_CHECKING:
     from docket.jobs.spec import JobSpec
@@ -69,5 +70,23 @@ def open_job(store: Store, name: str, spec: JobSpec, source: str, method: str = 
     with store.session() as session:
         upsert_job(
             session, name=name, method=method or spec.method, model=spec.model_name,
-            options=spec.options.record(), source=source,
+            options=spec.options.record(), source=source, sticky=("instructions",),
         )  # fmt: skip
+
+
+def store_of(store: Store | str | None, spec: JobSpec) -> Store:
+    """``store`` if open, else the store at its URL, else at the spec's ``db`` setting."""
+    return store if isinstance(store, Store) else open_store(store or spec.settings.db)
+
+
+def price_quote(spec: JobSpec) -> PriceQuote:
+    """The main model's price: the spec's, else the price flags, docket.toml, the dated table."""
+    bill = spec.bill
+    if bill.price is not None:
+        return PriceQuote(spec.model_name, bill.price, "given")
+    return quote(spec.model_name, load_price_table(bill.inputs.config_path), bill.inputs.prices)
+
+
+def price_of(spec: JobSpec) -> Price:
+    """The main model's price (:func:`price_quote`)."""
+    return price_quote(spec).price

@@ -7,16 +7,17 @@ streamed rather than held in memory.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
-from collections.abc import Iterable, Iterator, Sized
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Mapping, Sized
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from docket.errors import ConfigError, InputError
-from docket.relevance.pairs_io import collect_pairs, scan_pairs
+from docket.relevance.pairs_io import GuidanceCheck, collect_pairs, scan_pairs
 from docket.relevance.types import Pair
 
 DATAFRAME = "DataFrame"
@@ -33,6 +34,9 @@ class JobInput:
         duplicates: repeated identical pairs that were dropped.
         source: where they came from (a path, ``DataFrame`` or ``pairs``).
         stem: a short name for default job names.
+        guidance: each query's guidance (``{qid: text}``, "" for none).
+        key_types: the dtypes of a DataFrame's ``qid`` and ``docid`` columns when they
+            are not text (integer qids), so results convert back (``JobRun.to_pandas``).
     """
 
     pairs: Iterable[Pair]
@@ -40,6 +44,8 @@ class JobInput:
     duplicates: int
     source: str
     stem: str
+    guidance: Mapping[str, str] = field(default_factory=dict)
+    key_types: Mapping[str, Any] = field(default_factory=dict)
 
     def __iter__(self) -> Iterator[Pair]:
         return iter(self.pairs)
@@ -58,10 +64,12 @@ def job_input(pairs: Any) -> JobInput:
         return pairs
     if isinstance(pairs, str | Path):
         loaded = scan_pairs(pairs)
-        return JobInput(loaded, len(loaded), loaded.duplicates, str(pairs), Path(pairs).stem)
+        return JobInput(loaded, len(loaded), loaded.duplicates, str(pairs), Path(pairs).stem,
+                        loaded.guidance)  # fmt: skip
     if _is_dataframe(pairs):
         listed = collect_pairs(dataframe_records(pairs), DATAFRAME)
-        return JobInput(listed, len(listed), listed.duplicates, DATAFRAME, "dataframe")
+        return JobInput(listed, len(listed), listed.duplicates, DATAFRAME, "dataframe",
+                        listed.guidance, key_types(pairs))  # fmt: skip
     return _from_pairs(pairs)
 
 
@@ -92,7 +100,7 @@ def select_input(
         count = limit
     if count == loaded.count:
         return loaded
-    return JobInput(chosen, count, loaded.duplicates, loaded.source, loaded.stem)
+    return dataclasses.replace(loaded, pairs=chosen, count=count)
 
 
 @dataclass(frozen=True)
@@ -117,12 +125,14 @@ class _Limited:
 def _from_pairs(pairs: Iterable[Pair]) -> JobInput:
     # An empty iterable is a job with nothing to do (a benchmark without holes), not an error.
     unique: dict[tuple[str, str], Pair] = {}
+    guidance = GuidanceCheck("pairs")
     duplicates = 0
     for index, pair in enumerate(pairs, start=1):
         if not isinstance(pair, Pair):
             raise InputError(
                 f"expected a docket Pair, got {type(pair).__name__}", path="pairs", line=index
             )
+        guidance.check(pair, index)
         first = unique.setdefault(pair.key, pair)
         if first is not pair:
             if first != pair:
@@ -133,12 +143,23 @@ def _from_pairs(pairs: Iterable[Pair]) -> JobInput:
                 )
             duplicates += 1
     listed = list(unique.values())
-    return JobInput(listed, len(listed), duplicates, "pairs", "pairs")
+    return JobInput(listed, len(listed), duplicates, "pairs", "pairs", guidance.texts)
 
 
 def _is_dataframe(value: Any) -> bool:
     # Checked by duck type, so pandas is imported only by those who pass a DataFrame.
     return hasattr(value, "to_dict") and hasattr(value, "columns") and isinstance(value, Sized)
+
+
+def key_types(frame: Any) -> dict[str, Any]:
+    """The dtypes of ``frame``'s ``qid`` and ``docid`` (or ``docno``) columns that are not
+    text: docket keeps ids as text, and converts back to these on the way out."""
+    found = {}
+    for key, names in (("qid", ("qid",)), ("docid", ("docid", "docno"))):
+        column = next((name for name in names if name in frame.columns), None)
+        if column is not None and frame[column].dtype.kind in "iu":
+            found[key] = frame[column].dtype
+    return found
 
 
 def dataframe_records(frame: Any) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -11,8 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from docket.frames import frame, import_pandas
 from docket.jobs.inputs import JobInput, job_input
-from docket.jobs.result import JobRun
+from docket.jobs.result import FRAME_COLUMNS, JobRun
 from docket.jobs.run import run_job
 from docket.jobs.spec import JobSpec
 from docket.relevance.evaluate import DREAM_ROUNDS, LARA_BUDGETS, EvalReport, evaluate_methods
@@ -30,6 +31,23 @@ class MethodComparison:
 
     report: EvalReport
     runs: dict[str, JobRun] = field(default_factory=dict)
+
+    def to_pandas(self, pairs: bool = False) -> Any:
+        """One row per method with its metrics (:meth:`EvalReport.to_pandas`), or with
+        ``pairs`` every run's judgments (:meth:`JobRun.to_pandas`) under a ``run`` column
+        naming the run's tag (``dream``, ``dream R=3``, ``lara b=0.125`` ...).
+
+        Raises:
+            MissingDependencyError: pandas is not installed.
+        """
+        if not pairs:
+            return self.report.to_pandas()
+        pandas = import_pandas()
+        parts = [run.to_pandas().assign(run=tag) for tag, run in self.runs.items()]
+        if not parts:
+            return frame([], ["run", *FRAME_COLUMNS])
+        joined = pandas.concat(parts, ignore_index=True)
+        return joined[["run", *FRAME_COLUMNS]]
 
 
 def compare_methods(

@@ -9,13 +9,16 @@ as a qrels frame for ``pt.Experiment``. Needs ``pip install 'docket[pyterrier]'`
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import Any
 
 from docket.errors import ConfigError, MissingDependencyError
-from docket.jobs.result import JobRun
+from docket.jobs.result import JobRun, job_qrels
 from docket.jobs.run import run_job
 from docket.jobs.spec import JobSpec
 from docket.store import Store, open_store
+from docket.store.tables import Job
 
 try:
     import pandas as pd
@@ -23,6 +26,7 @@ try:
 except ImportError:  # pragma: no cover - exercised only without the extra
     raise MissingDependencyError("pyterrier", "pyterrier") from None
 
+MAX_JOB_NAME = 120
 ADDED = ("label", "grade", "decided_by", "confidence")
 """Columns the transformer adds to its input frame."""
 NEEDED = ("qid", "query", "docno", "text")
@@ -33,17 +37,19 @@ class DocketJudge(pt.Transformer):
 
     Args:
         spec: how to judge (default: built from ``values``, see :meth:`JobSpec.of`).
-        job: the store job the judgments go to (a rerun skips judged pairs, no call).
+        job: the store job the judgments go to (a rerun skips judged pairs, no call);
+            default ``pyterrier-<method>-<model>`` (:func:`default_job`), so judges of
+            different methods or models keep their judgments apart.
         reviewed: report reviewers' final labels where they exist (else as judged).
         values: keyword options for :meth:`JobSpec.of` (``method``, ``model``, ``db``, ...).
     """
 
     def __init__(
-        self, spec: JobSpec | None = None, *, job: str = "pyterrier", reviewed: bool = True,
+        self, spec: JobSpec | None = None, *, job: str | None = None, reviewed: bool = True,
         **values: Any,
     ) -> None:  # fmt: skip
         self.spec = spec or JobSpec.of(**values)
-        self.job = job
+        self.job = job or default_job(self.spec)
         self.reviewed = reviewed
         self.store: Store = open_store(self.spec.settings.db)
         self.last_run: JobRun | None = None
@@ -75,10 +81,26 @@ class DocketJudge(pt.Transformer):
         """The job's labels as a PyTerrier qrels frame (``qid``, ``docno``, ``label``).
 
         Escalated pairs without a reviewer's decision are left out, as in ``docket export``.
+        The labels are read from the job in the store, so a new judge on the same job
+        (after a restart) gives them without judging again.
         """
-        if self.last_run is None:
-            raise ConfigError("nothing judged yet", hint="run the pipeline first")
+        with self.store.read_session() as session:
+            if session.get(Job, self.job) is None:
+                raise ConfigError(
+                    f"nothing judged yet in job '{self.job}'", hint="run the pipeline first"
+                )
         labels = "reviewed" if self.reviewed else "judged"
-        qrels = self.last_run.qrels(labels, grades, rel_level)  # type: ignore[arg-type]
+        qrels = job_qrels(self.store, self.job, labels, grades, rel_level)  # type: ignore[arg-type]
         rows = [(q, d, v) for q, docs in qrels.items() for d, v in docs.items()]
         return pd.DataFrame(rows, columns=["qid", "docno", "label"])
+
+
+def default_job(spec: JobSpec) -> str:
+    """``pyterrier-<method>-<model>``, the model name reduced to letters, digits, ``.``,
+    ``_`` and ``-`` (a long one is cut and ends in a short hash of the whole name)."""
+    model = re.sub(r"[^A-Za-z0-9._-]+", "-", spec.model_name).strip("-")
+    name = f"pyterrier-{spec.method}-{model}"
+    if len(name) > MAX_JOB_NAME:
+        digest = hashlib.sha256(spec.model_name.encode()).hexdigest()[:8]
+        name = f"{name[: MAX_JOB_NAME - 9]}-{digest}"
+    return name

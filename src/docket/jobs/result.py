@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
+import contextlib
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from docket.errors import ModelUnavailableError
+from docket.frames import frame
 from docket.ir.formats import Qrels
 from docket.ir.job_export import Grades, Level, export_rows, relevance_value
+from docket.jobs.bill.figures import JobPlan
 from docket.llm.usage import Usage
 from docket.relevance.types import Judgment, Pair
-from docket.runner import JobOutcome, StoredResults, apply_human_decisions
+from docket.runner import StoredResults, Tally, apply_human_decisions
 from docket.store.base import Store
 
 FRAME_COLUMNS = (
@@ -38,23 +41,25 @@ class JobRun:
         stopped_by: the budget cap that stopped the run and what is left ("" if none).
         spend: the job's spend in the store after the run (all runs and processes), when
             caps were given.
+        plan: the run's own plan, made at its start (``spec.bill.track``), else None.
+        elapsed_s: the run's wall time, from the first claim to the review queue.
     """
 
     job: str
     store: Store
     results: StoredResults
-    outcome: JobOutcome
+    outcome: Tally
     queued: int
     failed: list[tuple[str, str, str]]
     usage: Usage
     total: int
     stopped_by: str = ""
     spend: dict[str, float] | None = None
-    pilot: Any = None
-    """The :class:`~docket.jobs.pilot.PilotReport` when the run began with a pilot."""
-    plan: Any = None
-    """The :class:`~docket.jobs.plan.JobPlan` made at the start (``bill.track``)."""
+    plan: JobPlan | None = None
     elapsed_s: float = 0.0
+    key_types: Mapping[str, Any] = field(default_factory=dict)
+    """Dtypes of the input DataFrame's ``qid``/``docid`` columns that were not text
+    (:attr:`~docket.jobs.inputs.JobInput.key_types`): :meth:`to_pandas` gives them back."""
 
     @property
     def error(self) -> ModelUnavailableError | None:
@@ -94,8 +99,7 @@ class JobRun:
         Raises:
             MissingDependencyError: pandas is not installed.
         """
-        pandas = import_pandas()
-        return pandas.DataFrame(list(self.rows(reviewed)), columns=list(FRAME_COLUMNS))
+        return with_key_types(frame(self.rows(reviewed), FRAME_COLUMNS), self.key_types)
 
     def qrels(
         self, labels: Level = "reviewed", grades: Grades = "keep", rel_level: int = 1
@@ -105,12 +109,31 @@ class JobRun:
         ``grades="keep"`` writes a pair's grade where the deciding side gave one, else
         ``rel_level`` or 0; escalated pairs without a decision are left out.
         """
-        qrels: Qrels = {}
-        for row in export_rows(self.store, self.job, labels):
-            value = relevance_value(row, grades, rel_level)
-            if value is not None:
-                qrels.setdefault(row.record.qid, {})[row.record.docid] = value
-        return qrels
+        return job_qrels(self.store, self.job, labels, grades, rel_level)
+
+
+def job_qrels(
+    store: Store, job: str, labels: Level = "reviewed", grades: Grades = "keep", rel_level: int = 1
+) -> Qrels:
+    """A stored job's labels as qrels ``{qid: {docid: value}}`` (see :meth:`JobRun.qrels`);
+    read from the store, so it works in a new process on a job judged earlier."""
+    qrels: Qrels = {}
+    for row in export_rows(store, job, labels):
+        value = relevance_value(row, grades, rel_level)
+        if value is not None:
+            qrels.setdefault(row.record.qid, {})[row.record.docid] = value
+    return qrels
+
+
+def with_key_types(table: Any, key_types: Mapping[str, Any]) -> Any:
+    """``table`` with its ``qid``/``docid`` columns converted back to the input's dtypes
+    (integer qids stay integers, so a merge with the caller's frame works)."""
+    for column, dtype in key_types.items():
+        if column in table.columns:
+            # ids that are no longer all numbers stay text
+            with contextlib.suppress(ValueError, TypeError, OverflowError):
+                table[column] = table[column].astype(dtype)
+    return table
 
 
 def _row(pair: Pair, judgment: Judgment) -> dict[str, Any]:
@@ -133,14 +156,3 @@ def _row(pair: Pair, judgment: Judgment) -> dict[str, Any]:
         "tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0),
         "parse_failures": judgment.parse_failures,
     }
-
-
-def import_pandas() -> Any:
-    """The pandas module, or an error naming the install command."""
-    try:
-        import pandas
-    except ImportError:
-        from docket.errors import MissingDependencyError
-
-        raise MissingDependencyError("pandas", "pandas") from None
-    return pandas

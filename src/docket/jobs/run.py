@@ -3,10 +3,13 @@
 ``docket judge``, ``docket holes fill|simulate``, ``docket eval methods``, the PyTerrier
 transformer and notebooks all judge through :func:`run_job`, so every one of them
 resumes, queues escalations for review, runs on Ray and reports usage the same way.
+A plan (:func:`~docket.jobs.bill.plan.plan_job`) and a pilot
+(:func:`~docket.jobs.bill.pilot_run.run_pilot`) are steps of their own, taken before it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import time
@@ -14,20 +17,21 @@ from collections.abc import Callable
 from typing import Any
 
 from docket.errors import ConfigError
-from docket.jobs.caps import Bill, Budget, CappedJudge, Caps, until_stopped
-from docket.jobs.compose import job_executor, open_job, run_usage
-from docket.jobs.inputs import JobInput, job_input
-from docket.jobs.pilot_run import run_pilot
-from docket.jobs.plan import JobPlan, PlanMade, plan_job
-from docket.jobs.plan_figures import PlanInputs
-from docket.jobs.prices import load_price_table, quote
+from docket.jobs.bill.caps import CapGate, CappedJudge, until_stopped
+from docket.jobs.bill.figures import JobPlan, in_flight_of
+from docket.jobs.bill.plan import plan_job
+from docket.jobs.compose import job_executor, open_job, price_of, price_quote, run_usage, store_of
+from docket.jobs.guidance import check_guidance
+from docket.jobs.inputs import JobInput
 from docket.jobs.result import JobRun
 from docket.jobs.spec import JobSpec
 from docket.llm.pool import ModelPool
-from docket.llm.usage import Price
+from docket.llm.usage import Usage
 from docket.relevance import Judge, build_judge
-from docket.runner import judge_job
-from docket.store import Store, open_store
+from docket.relevance.lara import LaraJudge
+from docket.runner import StoredResults, Tally, enqueue_escalations, finalize_job, judge_pairs
+from docket.store import Store, finished_keys
+from docket.store.claims import failed_pairs
 from docket.store.spend import add_note
 
 log = logging.getLogger(__name__)
@@ -45,8 +49,6 @@ def run_job(
     on_progress: Progress | None = None,
     source: str | None = None,
     judge: Judge | None = None,
-    caps: Caps | None = None,
-    price: Price | None = None,
     **values: Any,
 ) -> JobRun:
     """Judge ``pairs`` in a resumable job of the store, and queue its escalations for review.
@@ -55,7 +57,8 @@ def run_job(
         pairs: a pairs file (JSONL/TSV), a pandas DataFrame with ``qid, query, docid,
             text[, label, grade]`` columns, or an iterable of :class:`~docket.Pair`.
         spec: how to judge; without it, ``values`` build one (:meth:`JobSpec.of`), e.g.
-            ``method="dream", model="local", db="docket.db", rounds=2``.
+            ``method="dream", model="local", db="docket.db", rounds=2``, and the spend caps
+            ``caps=Caps(calls=100)`` with the model's ``price=``.
         job: the job's name (default: the input's stem and the method). A rerun with the
             same name skips every saved pair without an LLM call.
         store: an open store or a store URL (default: the spec's ``db`` setting).
@@ -63,106 +66,157 @@ def run_job(
         source: what the job records as its input (default: the file path).
         judge: a judge of your own (any :class:`~docket.relevance.Judge`) instead of the one
             the spec's method builds; the job records its ``method``. Local executor only.
-        caps: budget caps counted in the store (:class:`~docket.jobs.caps.Caps`); a run
-            they stop has ``stopped_by`` set, and a rerun with higher caps resumes.
-        price: the main model's price for ``caps.cost`` (default: docket.toml, then the
-            dated table; see :mod:`docket.jobs.prices`).
 
     Returns:
         The run; ``run.error`` holds the model failure that stopped it early, if any
-        (the finished pairs are saved either way; :meth:`JobRun.raise_for_error`).
+        (the finished pairs are saved either way; :meth:`JobRun.raise_for_error`); a run
+        the spec's caps stopped has ``stopped_by`` set, and a rerun with higher caps resumes.
 
     Raises:
         InputError: a malformed pair (file and line, or DataFrame row, and column).
         ConfigError: invalid options, or a job of that name with other settings.
-        PlanMade: ``spec.bill.plan_only``: the plan, and nothing was judged.
     """
+    spec = job_spec(spec, values)
+    check_caps(spec)  # a cap that could not act is refused before the input is read
+    loaded = spec.load(pairs)
+    name = spec.job_name(loaded, job)
+    models = ModelPool(spec.settings)
+    judge = _judge(judge, spec, models)  # a bad model fails before the store opens
+    models.check()  # a model id the server does not list is refused before the store opens
+    opened = store_of(store, spec)
+    check_judge(judge, loaded, opened, name)
+    open_job(opened, name, spec, source or loaded.source, method=judge.method)
+    check_guidance(opened, name, loaded.guidance)
+    planned = _track(loaded, spec, name, opened, models)
+    caps = _caps(spec, opened, name, models)
+    started = time.monotonic()
+    tally, usage = _judge_all(opened, name, loaded, judge, caps, spec, models, on_progress)
+    results = StoredResults(opened, name, frozenset(tally.seen))
+    return JobRun(
+        name, opened, results, tally, _queue(results, spec), _failed(opened, name, tally),
+        usage, len(loaded),
+        caps.stopped if caps else "", caps.spent() if caps else None,
+        plan=planned, elapsed_s=time.monotonic() - started, key_types=loaded.key_types,
+    )  # fmt: skip
+
+
+def job_spec(spec: JobSpec | None, values: dict[str, Any]) -> JobSpec:
+    """``spec``, or one built from keyword ``values``; both given is refused."""
     if spec is not None and values:
         raise ConfigError(
             f"give either a JobSpec or keyword options, not both ({', '.join(sorted(values))})"
         )
-    spec = spec or JobSpec.of(**values)
-    bill = spec.bill or Bill()
-    caps, price = caps or bill.caps, price or bill.price
-    loaded = spec.select(job_input(pairs))
-    if loaded.duplicates:
-        log.warning("%s: %d duplicate pairs judged once", loaded.source, loaded.duplicates)
-    name = job or f"{loaded.stem}-{spec.method}"
-    if bill.plan_only:
-        raise PlanMade(plan_job(loaded, spec, job=name, store=store, inputs=bill.inputs))
-    if bill.pilot:
-        store = store if isinstance(store, Store) else open_store(store or spec.settings.db)
-        report = run_pilot(run_job, loaded, spec, name, store, caps, price)
-        main = run_job(loaded, dataclasses.replace(spec, bill=dataclasses.replace(bill, pilot=0)),
-                       job=name, store=store, on_progress=on_progress, source=source,
-                       judge=judge, caps=caps, price=price)  # fmt: skip
-        return dataclasses.replace(main, pilot=report)
-    models = ModelPool(spec.settings)
+    return spec or JobSpec.of(**values)
+
+
+def _judge(judge: Judge | None, spec: JobSpec, models: ModelPool) -> Judge:
     if judge is None:
-        judge = build_judge(spec.options, models)  # a bad model fails before the store opens
-    elif spec.settings.executor != "local":
+        return build_judge(spec.options, models)
+    if spec.settings.executor != "local":
         raise ConfigError(
             "a judge object runs in this process only", hint="drop --executor ray, or the judge"
         )
-    models.check()  # a model id the server does not list is refused before the store opens
-    opened = store if isinstance(store, Store) else open_store(store or spec.settings.db)
-    open_job(opened, name, spec, source or loaded.source, method=judge.method)
-    planned = _track(bill, loaded, spec, name, opened, models, price)
-    budget = _budget(caps, price, opened, name, spec, models)
-    feed = loaded if budget is None else until_stopped(loaded, budget)
-    judge = judge if budget is None else CappedJudge(judge, budget)
-    started = time.monotonic()
+    return judge
+
+
+def check_judge(judge: Judge, loaded: JobInput, store: Store, job: str) -> None:
+    """Ask the judge's model what the method needs of it (LARA: log-probabilities), once.
+
+    Asked with the first pair still to judge, so the pair's own call (from the response
+    cache) answers it; a finished job asks nothing.
+    """
+    if not isinstance(judge, LaraJudge):
+        return
+    with store.read_session() as session:
+        done = finished_keys(session, job)
+    first = next((pair for pair in loaded if pair.key not in done), None)
+    if first is not None:
+        asyncio.run(judge.check_logprobs(first))
+
+
+def _judge_all(
+    store: Store, job: str, loaded: JobInput, judge: Judge, caps: CapGate | None,
+    spec: JobSpec, models: ModelPool, on_progress: Progress | None,
+) -> tuple[Tally, Usage]:  # fmt: skip
+    """The runner's loop over the pairs (within the caps), then the method's batch step."""
+    feed = loaded if caps is None else until_stopped(loaded, caps)
+    judge = judge if caps is None else CappedJudge(judge, caps)
+    tally = Tally()
+    report = on_progress or (lambda _settled, _total: None)
     with job_executor(spec.options, spec.settings) as executor:
-        run = judge_job(
-            opened, name, feed, judge,
-            concurrency=models.pairs_at_once(), on_progress=_reporter(on_progress, len(loaded)),
-            required_reviews=spec.reviews, retry_failed=spec.retry_failed, executor=executor,
+        asyncio.run(
+            judge_pairs(
+                store, job, feed, judge, concurrency=models.pairs_at_once(),
+                retry_failed=spec.retry_failed, tally=tally, executor=executor,
+                on_result=lambda _pair, _judgment: report(tally.settled, len(loaded)),
+                required_reviews=spec.reviews,
+            )
         )  # fmt: skip
         usage = run_usage(models, executor)
-    return JobRun(
-        name, opened, run.results, run.outcome, run.queued, run.failed, usage, len(loaded),
-        budget.stopped if budget else "", budget.spent() if budget else None,
-        plan=planned, elapsed_s=time.monotonic() - started,
-    )  # fmt: skip
+    report(len(tally.seen) - tally.busy, len(loaded))
+    # The batch step runs over what was finished even after a model failure: nothing is lost.
+    finalize_job(store, job, judge)
+    return tally, usage
+
+
+def _queue(results: StoredResults, spec: JobSpec) -> int:
+    """Queue the input's escalated pairs for review (after the batch step: it may change them)."""
+    return enqueue_escalations(
+        results.store, results.job, results.escalated(), required_reviews=spec.reviews
+    )
+
+
+def _failed(store: Store, job: str, tally: Tally) -> list[tuple[str, str, str]]:
+    with store.read_session() as session:
+        return [f for f in failed_pairs(session, job) if (f[0], f[1]) in tally.seen]
 
 
 def _track(
-    bill: Bill, loaded: JobInput, spec: JobSpec, job: str, store: Store, models: ModelPool,
-    price: Price | None,
-) -> JobPlan | None:  # fmt: skip
+    loaded: JobInput, spec: JobSpec, job: str, store: Store, models: ModelPool
+) -> JobPlan | None:
     """The run's own plan, kept with the job, and the live spend filled (``bill.track``)."""
-    inputs = dataclasses.replace(bill.inputs or PlanInputs(), probe=False)
+    bill = spec.bill
     if bill.live is not None:
         bill.live.usage = models.usage
-        bill.live.price = price or quote(spec.model_name, load_price_table(), inputs.prices).price
+        bill.live.price = price_of(spec)
     if not bill.track:
         return None
-    planned = plan_job(loaded, spec, job=job, store=store, inputs=inputs)
+    # The run's own models, already asked what their servers serve: no second request.
+    known = dataclasses.replace(bill.inputs, probe=False, in_flight=in_flight_of(models(None)))
+    quiet = dataclasses.replace(bill, inputs=known)
+    planned = plan_job(loaded, dataclasses.replace(spec, bill=quiet), job=job, store=store)
     with store.session() as session:
         add_note(session, job, "plan", planned.to_json())
     return planned
 
 
-def _budget(
-    caps: Caps | None, price: Price | None, store: Store, job: str, spec: JobSpec,
-    models: ModelPool,
-) -> Budget | None:  # fmt: skip
-    """The job's budget, made the gate of every model of the run (None: no caps)."""
-    if caps is None or not caps.any:
-        return None
+def check_caps(spec: JobSpec) -> None:
+    """Refuse, before any call, caps that could not act: on Ray, or a cost cap with no price.
+
+    Raises:
+        ConfigError: one line naming the cap and how to make it act.
+    """
+    caps = spec.bill.caps
+    if not caps.any:
+        return
     if spec.settings.executor != "local":
+        raise ConfigError("spend caps run with the local executor only", hint="drop --executor ray")
+    if caps.cost is not None and not price_quote(spec).known:
         raise ConfigError(
-            "budget caps run with the local executor only", hint="drop --executor ray"
+            f"--max-cost {caps.cost:g}: no price is known for '{spec.model_name}', so the cap "
+            "could never act",
+            hint="give --price-input and --price-output (USD per million tokens; price= in "
+            f'Python), or a [docket.prices."{spec.model_name}"] table in docket.toml',
         )
-    price = price or quote(spec.model_name, load_price_table()).price
-    budget = Budget(store, job, caps, price, spec.options, spec.settings.model)
-    models.gate = budget
-    for model in models.models.values():
-        model.gate = budget
-    return budget
 
 
-def _reporter(on_progress: Progress | None, total: int) -> Callable[[int], None] | None:
-    if on_progress is None:
+def _caps(spec: JobSpec, store: Store, job: str, models: ModelPool) -> CapGate | None:
+    """The job's caps, made the gate of every model of the run (None: no caps)."""
+    caps = spec.bill.caps
+    if not caps.any:
         return None
-    return lambda done: on_progress(done, total)
+    gate = CapGate(store, job, caps, price_of(spec), spec.options, spec.settings.model)
+    models.gate = gate
+    for model in models.models.values():
+        model.gate = gate
+    return gate

@@ -7,16 +7,21 @@ besides the pairs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import logging
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from docket.config import Settings, load_settings
 from docket.errors import ConfigError
-from docket.jobs.inputs import JobInput, select_input
+from docket.jobs.bill.caps import Bill, Caps
+from docket.jobs.bill.figures import PlanInputs
+from docket.jobs.inputs import JobInput, job_input, select_input
 from docket.llm.provider import parse_model_name
+from docket.llm.usage import Price
 from docket.relevance.options import JudgeOptions, check_applicable
 
+log = logging.getLogger(__name__)
 SETTING_NAMES = frozenset(Settings.model_fields)
 OPTION_NAMES = frozenset(JudgeOptions.model_fields) - {"method"}
 
@@ -32,8 +37,8 @@ class JobSpec:
         retry_failed: judge again the pairs a server refused in earlier runs.
         limit: judge only the input's first ``limit`` pairs (after ``sample``).
         sample: judge a random sample of this many pairs, drawn with ``options.seed``.
-        bill: budget caps, price and plan inputs (:class:`~docket.jobs.caps.Bill`);
-            with ``bill.plan_only`` :func:`~docket.jobs.run_job` plans and judges nothing.
+        bill: spend caps, the main model's price and plan inputs
+            (:class:`~docket.jobs.bill.caps.Bill`): the one place a job's caps and price live.
     """
 
     options: JudgeOptions
@@ -42,7 +47,7 @@ class JobSpec:
     retry_failed: bool = False
     limit: int | None = None
     sample: int | None = None
-    bill: Any = None
+    bill: Bill = field(default_factory=Bill)
 
     @classmethod
     def of(
@@ -55,6 +60,9 @@ class JobSpec:
         limit: int | None = None,
         sample: int | None = None,
         config_path: Path | None = None,
+        caps: Caps | None = None,
+        price: Price | None = None,
+        plan_inputs: PlanInputs | None = None,
         **values: Any,
     ) -> JobSpec:
         """Build a spec from keyword arguments, the way every command does.
@@ -65,7 +73,8 @@ class JobSpec:
         ``docket.toml``, the environment or the default). ``limit`` and ``sample`` pick a
         quick look at the input (:func:`~docket.jobs.select_input`; ``seed`` seeds the
         sample). Options that ``method`` (or every
-        one of ``methods``) does not read are refused, as on the command line.
+        one of ``methods``) does not read are refused, as on the command line. ``caps``,
+        ``price`` and ``plan_inputs`` make the spec's :class:`~docket.jobs.bill.caps.Bill`.
 
         Raises:
             ConfigError: an unknown name, an invalid value, or an option the method ignores.
@@ -85,7 +94,8 @@ class JobSpec:
         given = {k: v for k, v in values.items() if k in OPTION_NAMES and v is not None}
         options = JudgeOptions.checked(method=method, **given)
         check_applicable(list(methods) if methods else method, options)
-        return cls(options, settings, reviews, retry_failed, limit, sample)
+        bill = Bill(caps or Caps(), price, plan_inputs or PlanInputs())
+        return cls(options, settings, reviews, retry_failed, limit, sample, bill)
 
     @property
     def method(self) -> str:
@@ -95,6 +105,20 @@ class JobSpec:
     def select(self, loaded: JobInput) -> JobInput:
         """The part of ``loaded`` this spec judges (``limit`` / seeded ``sample``)."""
         return select_input(loaded, limit=self.limit, sample=self.sample, seed=self.options.seed)
+
+    def load(self, pairs: Any) -> JobInput:
+        """The pairs this spec judges of ``pairs`` (a file, DataFrame or Pairs), checked whole.
+
+        Duplicate pairs are judged once (a warning says how many).
+        """
+        loaded = self.select(job_input(pairs))
+        if loaded.duplicates:
+            log.warning("%s: %d duplicate pairs judged once", loaded.source, loaded.duplicates)
+        return loaded
+
+    def job_name(self, loaded: JobInput, job: str | None = None) -> str:
+        """``job``, or the default name of a job of ``loaded``: the input's stem and the method."""
+        return job or f"{loaded.stem}-{self.method}"
 
     @property
     def model_name(self) -> str:

@@ -6,10 +6,12 @@ so tests exercise exactly the code path users run.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from docket.errors import ConfigError
 from docket.llm.types import Completion, Request
@@ -48,19 +50,30 @@ def _token_count(text: str) -> int:
 
 @dataclass
 class FakeProvider:
-    """Answers with a registered script; counts calls so tests can assert on them."""
+    """Answers with a script, after ``delay_s`` seconds (``asyncio.sleep``: never blocks
+    the loop); counts calls and how many overlapped, so tests can assert on them."""
 
     name: str
     script: Script
     max_concurrency: int = 8
     supports_json_schema: bool = False
     supports_logprobs: bool = True
+    delay_s: float = 0.0
     calls: int = 0
+    in_flight: int = 0
+    peak_in_flight: int = 0
 
     async def generate(self, request: Request) -> Completion:
-        """Run the script for ``request``."""
+        """Wait ``delay_s``, then run the script for ``request``."""
         self.calls += 1
-        reply = self.script(request)
+        self.in_flight += 1
+        self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+        try:
+            if self.delay_s:
+                await asyncio.sleep(self.delay_s)
+            reply = self.script(request)
+        finally:
+            self.in_flight -= 1
         if isinstance(reply, Completion):
             return reply
         return Completion(
@@ -68,6 +81,17 @@ class FakeProvider:
             prompt_tokens=_token_count(request.prompt_text),
             completion_tokens=_token_count(reply),
         )
+
+
+def slow_fake(
+    reply: str | Completion, delay_s: float, *, name: str = "fake:slow", **fields: Any
+) -> FakeProvider:
+    """A provider that answers ``reply`` to every request after ``delay_s`` seconds.
+
+    ``fields`` set the other :class:`FakeProvider` fields (``max_concurrency``,
+    ``supports_logprobs``, ...). Pass it to :class:`~docket.llm.Model` directly.
+    """
+    return FakeProvider(name, lambda _request: reply, delay_s=delay_s, **fields)
 
 
 def create_fake(rest: str) -> FakeProvider:

@@ -22,7 +22,20 @@ RELEVANT_GRADE = 2
 def shared_for(pair: Pair) -> str:
     """The shared prompt block of ``pair`` (the same prefix DREAM uses)."""
     sentences = [prompts.neutralise(s) for s in split_sentences(pair.text)]
-    return prompts.shared_block(pair.query, sentences)
+    return prompts.shared_block(pair.query, sentences, pair.guidance)
+
+
+def judgment_config(options: JudgeOptions, pair: Pair) -> dict[str, Any]:
+    """A judgment's ``config``: the options it was judged with, and its query's guidance."""
+    config = options.record()
+    if pair.guidance:
+        config["guidance"] = pair.guidance
+    return config
+
+
+def system_for(options: JudgeOptions, pair: Pair) -> str:
+    """The system message of ``pair`` under the job's instructions (docket's by default)."""
+    return prompts.wording(options.instructions).system_for(pair.guidance)
 
 
 def reply_fields(
@@ -79,8 +92,8 @@ def base_judgment(
         transcript=tuple(transcript),
         usage=sum_usage(entry["usage"] for entry in transcript),
         model=model.name,
-        prompt_hash=prompts.PROMPT_HASH,
-        config=options.record(),
+        prompt_hash=prompts.wording(options.instructions).prompt_hash(pair.guidance),
+        config=judgment_config(options, pair),
         parse_failures=sum(entry["parse_failures"] for entry in transcript),
     )
 
@@ -107,6 +120,7 @@ class SingleJudge:
             self.options.max_tokens,
             self.options.temperature,
             seed=self.options.call_seed,
+            system=system_for(self.options, pair),
         )
         parsed = await self.model.generate_parsed(request, parse_turn)
         reply = parsed.value
@@ -120,6 +134,8 @@ class SingleJudge:
             self.options.max_tokens,
             self.options.temperature,
             seed=self.options.call_seed,
+            system=system_for(self.options, pair),
+            grades=prompts.wording(self.options.instructions).grades,
         )
         parsed = await self.model.generate_parsed(request, parse_grade)
         reply = parsed.value
@@ -134,7 +150,9 @@ class SingleJudge:
             judgment, label=int(grade >= RELEVANT_GRADE), grade=grade, decided_by="judge"
         )
 
-    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
+    def finalize(
+        self, judgments: list[Judgment], most_escalations: int | None = None
+    ) -> list[Judgment]:
         """Identity."""
         return judgments
 
@@ -170,7 +188,10 @@ class MajorityJudge:
     async def _vote(self, pair: Pair, shared: str, index: int) -> dict[str, Any]:
         request = replace(
             prompts.single_binary_request(
-                shared, self.options.max_tokens, self.options.majority_temperature
+                shared,
+                self.options.max_tokens,
+                self.options.majority_temperature,
+                system=system_for(self.options, pair),
             ),
             seed=self.options.seed + index,
         )
@@ -178,6 +199,8 @@ class MajorityJudge:
         fields = reply_fields(parsed.value, pair, agent=f"vote {index + 1}")
         return call_record(parsed, self.model.name, sample=index, seed=request.seed, **fields)
 
-    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
+    def finalize(
+        self, judgments: list[Judgment], most_escalations: int | None = None
+    ) -> list[Judgment]:
         """Identity."""
         return judgments

@@ -18,6 +18,7 @@ from typing import Any
 
 from docket.llm.model import Model, Parsed
 from docket.relevance import prompts
+from docket.relevance.baselines import judgment_config
 from docket.relevance.engagement import classify, engagement_counts
 from docket.relevance.evidence import sentence_id, split_sentences, validate_evidence
 from docket.relevance.options import JudgeOptions
@@ -59,6 +60,7 @@ class _Chunk:
 
     sentences: list[str]
     shared: str
+    system: str = prompts.SYSTEM
 
 
 class DreamJudge:
@@ -85,11 +87,13 @@ class DreamJudge:
         self.agents = tuple(agents)
         self.adjudicator = adjudicator
         self.model_name = model_name or self.agents[0].model.name
+        self.wording = prompts.wording(options.instructions)
 
     async def judge(self, pair: Pair) -> Judgment:
         """Run the debate for one pair."""
         sentences = [prompts.neutralise(s) for s in split_sentences(pair.text)]
-        chunk = _Chunk(sentences, prompts.shared_block(pair.query, sentences))
+        shared = prompts.shared_block(pair.query, sentences, pair.guidance)
+        chunk = _Chunk(sentences, shared, self.wording.system_for(pair.guidance))
         transcript: list[dict[str, Any]] = []
         previous: dict[str, dict[str, Any]] = {}
         for round_no in range(1, self.options.rounds + 1):
@@ -106,7 +110,9 @@ class DreamJudge:
             previous = {turn["agent"]: turn for turn in turns}
         return await self._disagreement(pair, chunk, transcript)
 
-    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
+    def finalize(
+        self, judgments: list[Judgment], most_escalations: int | None = None
+    ) -> list[Judgment]:
         """Identity: DREAM decides each pair on its own."""
         return judgments
 
@@ -129,6 +135,7 @@ class DreamJudge:
             self.options.max_tokens,
             self.options.temperature,
             seed=self.options.call_seed,
+            system=chunk.system,
         )
         parsed = await agent.model.generate_parsed(request, parse_turn)
         return turn_record(round_no, agent.name, agent.stance, agent.model.name, parsed, chunk)
@@ -146,6 +153,7 @@ class DreamJudge:
             self.options.max_tokens,
             self.options.temperature,
             seed=self.options.call_seed,
+            system=chunk.system,
         )
         parsed = await self.adjudicator.generate_parsed(request, parse_turn)
         record = turn_record(rounds, ADJUDICATOR_NAME, None, self.adjudicator.name, parsed, chunk)
@@ -175,8 +183,8 @@ class DreamJudge:
                 **engagement_counts(transcript),
             },
             model=self.model_name,
-            prompt_hash=prompts.PROMPT_HASH,
-            config=self.options.record(),
+            prompt_hash=self.wording.prompt_hash(pair.guidance),
+            config=judgment_config(self.options, pair),
             parse_failures=sum(turn["parse_failures"] for turn in transcript),
             invalid_evidence=sum(len(turn["invalid_evidence"]) for turn in transcript),
         )

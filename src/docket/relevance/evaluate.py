@@ -9,10 +9,11 @@ give the models a response cache to make them free.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from docket.errors import InputError
+from docket.frames import flat, frame
 from docket.relevance.lara import simulate_lara
 from docket.relevance.metrics import Key, MethodMetrics, compute_metrics, final_label
 from docket.relevance.options import JudgeOptions
@@ -55,6 +56,19 @@ class EvalReport:
                 name: [point.__dict__ for point in points] for name, points in self.curves.items()
             },
         }
+
+    def to_pandas(self, curves: bool = False) -> Any:
+        """One row per method with its metrics (nested figures as dotted columns), or with
+        ``curves`` one row per point of the escalation-vs-accuracy curves.
+
+        Raises:
+            MissingDependencyError: pandas is not installed.
+        """
+        if curves:
+            points = [point.__dict__ for each in self.curves.values() for point in each]
+            return frame(points, [f.name for f in fields(CurvePoint)])
+        rows = [{"method": name, **flat(m.to_json())} for name, m in self.metrics.items()]
+        return frame(rows, list(dict.fromkeys(k for row in rows for k in row)) or ["method"])
 
 
 JudgeAll = Callable[[JudgeOptions, str], list[Judgment]]
@@ -141,9 +155,9 @@ def _lara(
     oracle = run.gold if run.humans is None else run.humans
     curve = [
         run.point("lara", f"budget={b:.1%}", b, simulate_lara(judged, oracle, b))
-        for b in (sorted({*budgets, options.budget}) if budgets else [])
+        for b in (sorted({*budgets, options.lara_budget}) if budgets else [])
     ]
-    return simulate_lara(judged, oracle, options.budget), curve
+    return simulate_lara(judged, oracle, options.lara_budget), curve
 
 
 def _dream(

@@ -18,10 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from docket.errors import ConfigError
 from docket.llm.model import Model
 from docket.llm.types import Completion
 from docket.relevance import prompts
-from docket.relevance.baselines import base_judgment, call_record, shared_for
+from docket.relevance.baselines import base_judgment, call_record, shared_for, system_for
 from docket.relevance.options import JudgeOptions
 from docket.relevance.parsing import parse_yes_no
 from docket.relevance.types import Judgment, Pair
@@ -123,6 +124,7 @@ class LaraJudge:
             self.options.top_logprobs,
             self.options.temperature,
             seed=self.options.call_seed,
+            system=system_for(self.options, pair),
         )
         parsed = await self.model.generate_parsed(request, parse_yes_no)
         if parsed.value is None:
@@ -140,9 +142,37 @@ class LaraJudge:
             judgment, label=int(p_yes >= 0.5), decided_by="judge", confidence=p_yes, config=config
         )
 
-    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
-        """Mark the budgeted pairs closest to 0.5 as escalated (no human labels yet)."""
-        return run_lara(judgments, self.options.budget, oracle=None)
+    async def check_logprobs(self, pair: Pair) -> None:
+        """Refuse a model that returns no log-probabilities, before any pair is judged.
+
+        A provider that declares none is refused with no call; any other answers ``pair``'s
+        own question once (through the response cache, so the pair's call reuses it).
+
+        Raises:
+            ConfigError: the model gives no log-probabilities (LARA would read none).
+        """
+        name = self.model.name
+        if self.model.provider.supports_logprobs:
+            request = prompts.lara_request(
+                shared_for(pair), self.options.top_logprobs, self.options.temperature,
+                seed=self.options.call_seed,
+            )  # fmt: skip
+            if (await self.model.generate(request)).logprobs:
+                return
+        raise ConfigError(
+            f"--method lara reads the answer's log-probabilities, and '{name}' returns none",
+            hint="use a server that returns logprobs (OpenAI, vLLM, llama.cpp), or another "
+            "--method (single, majority, dream)",
+        )
+
+    def finalize(
+        self, judgments: list[Judgment], most_escalations: int | None = None
+    ) -> list[Judgment]:
+        """Mark the budgeted pairs closest to 0.5 as escalated (no human labels yet).
+
+        ``most_escalations`` bounds the pairs escalated in all (unparsed ones included).
+        """
+        return run_lara(judgments, self.options.lara_budget, oracle=None, most=most_escalations)
 
 
 def _turn(answer: int | None, p_yes: float | None = None) -> dict[str, Any]:
@@ -173,10 +203,12 @@ def run_lara(
     judgments: Sequence[Judgment],
     budget: float,
     oracle: Mapping[tuple[str, str], int] | None,
+    most: int | None = None,
 ) -> list[Judgment]:
     """The online procedure; ``oracle`` None escalates the chosen pairs unanswered.
 
     Pairs whose reply could not be parsed always go to humans and spend the budget first.
+    ``most`` bounds the pairs sent to humans in all (a spend cap); None: the budget alone.
     """
     p_raw = [j.config.get("p_yes") for j in judgments]
     x = logit([p if p is not None else 0.5 for p in p_raw])
@@ -184,7 +216,8 @@ def run_lara(
         i: _ask(oracle, judgments[i]) for i, p in enumerate(p_raw) if p is None
     }
     calibration = Calibration()
-    for _ in range(human_budget(budget, len(judgments)) - len(asked)):
+    wanted = human_budget(budget, len(judgments))
+    for _ in range((wanted if most is None else min(wanted, most)) - len(asked)):
         calibration = _refit(x, asked, p_raw)
         i = _closest_to_half(calibration.predict(x), asked, p_raw)
         if i is None:

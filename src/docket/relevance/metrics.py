@@ -11,7 +11,9 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 
-from docket.agreement import cohen_kappa, weighted_kappa
+import numpy as np
+
+from docket.agreement import cohen_kappa, mean_recall, recalls_from_confusion, weighted_kappa
 from docket.relevance.engagement import engagement_share
 from docket.relevance.types import Judgment
 
@@ -31,15 +33,23 @@ class ClassRecalls:
 
 
 def class_recalls(predicted: Sequence[int], gold: Sequence[int]) -> ClassRecalls:
-    """Recall of the irrelevant (0) and relevant (1) classes, their mean, and accuracy."""
-    recalls = []
-    for cls in (0, 1):
-        hits = [p == g for p, g in zip(predicted, gold, strict=True) if g == cls]
-        recalls.append(sum(hits) / len(hits) if hits else None)
-    balanced = None if None in recalls else (recalls[0] + recalls[1]) / 2
+    """Recall of the irrelevant (0) and relevant (1) classes, their mean, and accuracy.
+
+    Balanced accuracy follows :func:`docket.agreement.balanced_accuracy`: None when a
+    class has no gold pair.
+    """
+    table = np.zeros((2, 3))
+    for p, g in zip(predicted, gold, strict=True):
+        table[g, p if p in (0, 1) else 2] += 1
+    recalls = recalls_from_confusion(table)
     correct = sum(p == g for p, g in zip(predicted, gold, strict=True))
     accuracy = correct / len(gold) if gold else None
-    return ClassRecalls(recalls[0], recalls[1], balanced, accuracy, len(gold))
+    return ClassRecalls(_none(recalls[0]), _none(recalls[1]), _none(mean_recall(recalls)),
+                        accuracy, len(gold))  # fmt: skip
+
+
+def _none(value: float) -> float | None:
+    return None if math.isnan(value) else value
 
 
 @dataclass(frozen=True)
@@ -55,8 +65,12 @@ class MethodMetrics:
         unresolved: escalated pairs the supplied human decisions do not cover (left out
             of the accuracy figures).
         kappa: Cohen's kappa of the final labels against gold (UMBRELA's headline number).
+        scored_pairs: pairs with a final label and a gold label: the n of the recalls, the
+            balanced accuracy and ``kappa``.
         weighted_kappa: linearly weighted kappa of final grades against gold grades, over
-            the pairs that have both (None when the method or the gold is not graded).
+            the ``graded_pairs`` that have both (None when the method gives no grades or
+            the gold has none: a binary method's only "grades" would be gold's own answers
+            to its escalations).
         answered_by: who answered the escalated pairs: ``gold`` (standing in for humans)
             or ``reviewers`` (recorded decisions).
         answered: escalated pairs that got an answer (the rest are ``unresolved``).
@@ -85,6 +99,7 @@ class MethodMetrics:
     parse_failures: int
     invalid_evidence: int
     kappa: float | None = None
+    scored_pairs: int = 0
     weighted_kappa: float | None = None
     graded_pairs: int = 0
     answered_by: str = "gold"
@@ -101,8 +116,25 @@ class MethodMetrics:
         return text + (f", {self.unresolved} left out" if self.unresolved else "")
 
     def to_json(self) -> dict:
-        """Plain dict for reports."""
-        return {**asdict(self), "escalations_answered": self.escalations_answered}
+        """Plain dict for reports; ``figures`` says what each figure is computed over."""
+        figures = {
+            name: {"value": getattr(self, name), "n": getattr(self, n_field), "over": over}
+            for name, (n_field, over) in FIGURES.items()
+        }
+        return {**asdict(self), "escalations_answered": self.escalations_answered,
+                "figures": figures}  # fmt: skip
+
+
+FIGURES: dict[str, tuple[str, str]] = {
+    "irrelevant_recall": ("scored_pairs", "final labels of gold-irrelevant pairs"),
+    "relevant_recall": ("scored_pairs", "final labels of gold-relevant pairs"),
+    "balanced_accuracy": ("scored_pairs", "final labels vs gold"),
+    "kappa": ("scored_pairs", "final labels vs gold"),
+    "weighted_kappa": ("graded_pairs", "final grades vs gold grades"),
+    "automatic_accuracy": ("automatic_pairs", "automatic labels vs gold"),
+}
+"""Each agreement figure of :class:`MethodMetrics`: the field holding its n, and what it is
+computed over (``final`` labels: the method's, and humans' for escalated pairs)."""
 
 
 def final_label(
@@ -165,7 +197,10 @@ def compute_metrics(
         humans: answers to escalations; None lets gold stand in for humans.
         gold_grades: gold grades, for the weighted kappa of graded methods.
     """
-    graded = _graded_pairs(judgments, humans, gold_grades or {})
+    # Only a method that grades has grades to compare: for a binary one the only "grades"
+    # would be gold's answers to its escalations, compared with themselves.
+    grades = gold_grades if any(j.grade is not None for j in judgments) else None
+    graded = _graded_pairs(judgments, humans, grades or {})
     final_pairs, auto_pairs, unresolved = [], [], 0
     for j in judgments:
         key = (j.qid, j.docid)
@@ -202,6 +237,7 @@ def compute_metrics(
         parse_failures=sum(j.parse_failures for j in judgments),
         invalid_evidence=sum(j.invalid_evidence for j in judgments),
         kappa=kappa,
+        scored_pairs=len(final_pairs),
         weighted_kappa=weighted,
         graded_pairs=len(graded),
         answered_by="gold" if humans is None else "reviewers",

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from docket.errors import ConfigError
 from docket.reading import first_problem
+from docket.relevance.prompts import split_instructions
 
 Method = Literal["dream", "single", "lara", "majority"]
 METHODS: tuple[str, ...] = ("dream", "single", "lara", "majority")
@@ -16,10 +17,10 @@ METHOD_FIELDS: dict[str, tuple[str, ...]] = {
     "dream": ("rounds", "stances", "agents", "agent_models", "adjudicator"),
     "single": ("scale",),
     "majority": ("samples", "majority_temperature"),
-    "lara": ("budget", "top_logprobs"),
+    "lara": ("lara_budget", "top_logprobs"),
 }
 """The options only one method reads; every other field applies to every method."""
-FLAG_NAMES = {"agent_models": "agent-model", "budget": "lara-budget"}
+FLAG_NAMES = {"agent_models": "agent-model"}
 """Command-line flags whose name is not the field's name with dashes."""
 
 
@@ -38,31 +39,50 @@ class JudgeOptions(BaseModel):
             instead of a human; None escalates to a human.
         scale: single judge scale, ``binary`` or ``graded`` (0-3, relevant at grade >= 2).
         samples: number of votes for ``majority``.
-        budget: fraction of pairs LARA sends to humans.
+        lara_budget: share of pairs LARA sends to humans (its human budget).
         max_tokens: cap on generated tokens for debate turns, adjudicator and single judge.
         temperature: sampling temperature for debate, adjudicator, single judge and LARA.
         majority_temperature: sampling temperature of the ``majority`` votes (must be > 0).
         seed: the run's seed. ``majority`` vote i uses seed + i; with ``temperature`` > 0
             every other call is sampled with it; a job's ``sample`` draws its pairs with it.
         top_logprobs: alternatives requested per token by LARA.
+        instructions: the collection's own definition of relevance (Markdown, optionally
+            with a ``## Grades`` section for the graded scale) in place of docket's; see
+            :func:`docket.relevance.prompts.split_instructions`. Empty: docket's.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     method: Method = "dream"
-    rounds: int = Field(2, ge=1, le=10)
-    stances: Literal["opposing", "swapped", "neutral"] = "opposing"
-    agents: int = Field(2, ge=2, le=8)
-    agent_models: list[str] = Field(default_factory=list)
-    adjudicator: str | None = None
-    scale: Literal["binary", "graded"] = "binary"
-    samples: int = Field(5, ge=1, le=50)
-    budget: float = Field(0.035, ge=0.0, le=1.0)
+    rounds: int = Field(2, ge=1, le=10, description="debate rounds R")
+    stances: Literal["opposing", "swapped", "neutral"] = Field(
+        "opposing", description="opposing | swapped | neutral"
+    )
+    agents: int = Field(2, ge=2, le=8, description="debating agents, consensus = unanimous")
+    agent_models: list[str] = Field(
+        default_factory=list, description="model per agent (repeat the flag)"
+    )
+    adjudicator: str | None = Field(None, description="LLM adjudicator model instead of a human")
+    scale: Literal["binary", "graded"] = Field("binary", description="binary | graded")
+    samples: int = Field(5, ge=1, le=50, description="votes per pair")
+    lara_budget: float = Field(0.035, ge=0.0, le=1.0, description="share of pairs sent to humans")
     max_tokens: int = Field(200, ge=8, le=4096)
-    temperature: float = Field(0.0, ge=0.0, le=2.0)
+    temperature: float = Field(
+        0.0, ge=0.0, le=2.0, description="sampling temperature of every call"
+    )
     majority_temperature: float = Field(0.7, gt=0.0, le=2.0)
-    seed: int = 0
+    seed: int = Field(
+        0,
+        description="the run's seed: --sample, majority votes (seed + i), calls at --temperature > 0",
+    )
     top_logprobs: int = Field(10, ge=1, le=20)
+    instructions: str = ""
+
+    @model_validator(mode="after")
+    def _instructions_read(self) -> JudgeOptions:
+        if self.instructions.strip():
+            split_instructions(self.instructions)  # a malformed text fails here, not mid-run
+        return self
 
     @model_validator(mode="after")
     def _agent_models_match(self) -> JudgeOptions:
@@ -100,6 +120,8 @@ class JudgeOptions(BaseModel):
         others = {f for m, fields in METHOD_FIELDS.items() if m != self.method for f in fields}
         if self.call_seed is None and self.method != "majority":
             others.add("seed")  # greedy calls ignore the seed
+        if not self.instructions.strip():
+            others.add("instructions")  # jobs without them resume as before
         return {k: v for k, v in self.model_dump(mode="json").items() if k not in others}
 
 

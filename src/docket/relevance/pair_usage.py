@@ -23,8 +23,10 @@ def usage_of(
     """Calls, cache hits, tokens, latency and cost of ``completions`` as a plain dict.
 
     As in :class:`Usage`, a cache hit counts as a hit, not a call, and adds no tokens;
-    ``cache_hit_tokens`` keeps the tokens such answers once cost, so a method's size per
-    pair can be reported whether or not its answers came from the cache. Each call that
+    ``cache_hit_tokens`` keeps the tokens such answers once cost (and
+    ``cache_hit_prompt_tokens`` / ``cache_hit_completion_tokens`` split them), so a method's
+    size per pair can be reported, and a pilot projected, whether or not its answers came
+    from the cache. Each call that
     got no answer (``failed_attempts``: its HTTP requests) counts as one failure and its
     retries, as ``Model.usage`` counts it, so stored usage adds up to what the server saw.
     """
@@ -32,12 +34,15 @@ def usage_of(
     for attempts in failed_attempts:
         usage.failures += 1
         usage.retries += attempts - 1
-    hit_tokens = 0
+    hit_prompt = hit_completion = 0
     for completion in completions:
         usage.add_completion(model_name, completion)
         if completion.cached:
-            hit_tokens += completion.prompt_tokens + completion.completion_tokens
-    return {**usage.to_json(), "cache_hit_tokens": hit_tokens}
+            hit_prompt += completion.prompt_tokens
+            hit_completion += completion.completion_tokens
+    return {**usage.to_json(), "cache_hit_tokens": hit_prompt + hit_completion,
+            "cache_hit_prompt_tokens": hit_prompt,
+            "cache_hit_completion_tokens": hit_completion}  # fmt: skip
 
 
 def sum_usage(usages: Iterable[Mapping[str, Any]]) -> dict:

@@ -2,7 +2,9 @@
 
 JSONL: one object per line with ``qid``, ``query``, ``docid``, ``text`` (or ``passage``),
 optional ``label`` (0/1) and ``grade`` (an integer >= 0; without a label, grade >= 2 counts as
-relevant, the TREC DL binarisation). TSV: a header line naming the same columns.
+relevant, the TREC DL binarisation) and ``guidance`` (the collection's description of the
+query: what counts as relevant for it; one text per query). TSV: a header line naming the
+same columns.
 A row of ``docket export --format jsonl`` is read too: its gold label is ``gold_label``,
 never its ``label`` (the job's final, model or reviewed, label), so judging an export again
 does not turn model labels into gold.
@@ -31,11 +33,15 @@ _FIELD_LIMIT = 2**31 - 1  # csv's largest limit on every platform (a C long)
 
 
 class PairList(list[Pair]):
-    """The pairs of a file in input order, plus how many duplicate lines were dropped."""
+    """The pairs of a file in input order, how many duplicate lines were dropped, and the
+    guidance of each query (``{qid: text}``, "" for a query without)."""
 
-    def __init__(self, pairs: list[Pair], duplicates: int = 0) -> None:
+    def __init__(
+        self, pairs: list[Pair], duplicates: int = 0, guidance: dict[str, str] | None = None
+    ) -> None:
         super().__init__(pairs)
         self.duplicates = duplicates
+        self.guidance = guidance if guidance is not None else {p.qid: p.guidance for p in pairs}
 
     @property
     def pairs(self) -> list[Pair]:
@@ -62,9 +68,11 @@ def collect_pairs(records: Iterable[tuple[int, dict[str, Any]]], source: str) ->
         InputError: naming the source, line and field of the first malformed record.
     """
     seen: dict[tuple[str, str], tuple[Pair, int]] = {}
+    guidance = GuidanceCheck(source)
     duplicates = 0
     for line_no, record in records:
         pair = _pair(record, source, line_no)
+        guidance.check(pair, line_no)
         if pair.key in seen:
             _check_same(pair, *seen[pair.key], source, line_no)
             duplicates += 1
@@ -72,7 +80,7 @@ def collect_pairs(records: Iterable[tuple[int, dict[str, Any]]], source: str) ->
         seen[pair.key] = (pair, line_no)
     if not seen:
         raise InputError("no pairs found", path=source, hint="one pair per line")
-    return PairList([pair for pair, _ in seen.values()], duplicates)
+    return PairList([pair for pair, _ in seen.values()], duplicates, guidance.texts)
 
 
 class PairFile:
@@ -83,10 +91,14 @@ class PairFile:
     and yields each pair once (a repeated line is skipped), in file order.
     """
 
-    def __init__(self, path: Path, first: dict[tuple[str, str], tuple[int, int]], dup: int):
+    def __init__(
+        self, path: Path, first: dict[tuple[str, str], tuple[int, int]], dup: int,
+        guidance: dict[str, str] | None = None,
+    ) -> None:  # fmt: skip
         self.path = path
         self.duplicates = dup
         self._first = first
+        self.guidance = guidance or {}  # {qid: guidance text}
 
     def __len__(self) -> int:
         return len(self._first)
@@ -105,10 +117,12 @@ def scan_pairs(path: str | Path) -> PairFile:
         InputError: naming the file, line and field of the first malformed record.
     """
     first: dict[tuple[str, str], tuple[int, int]] = {}
+    guidance = GuidanceCheck(str(path))
     duplicates = 0
     for line_no, record in _records(path, (*REQUIRED, TEXT_FIELDS)):
         pair = _pair(record, str(path), line_no)
-        digest = hash((pair.query, pair.text, pair.label, pair.grade))
+        guidance.check(pair, line_no)
+        digest = hash((pair.query, pair.text, pair.label, pair.grade, pair.guidance))
         if pair.key in first:
             first_line, first_digest = first[pair.key]
             if digest != first_digest:
@@ -118,7 +132,27 @@ def scan_pairs(path: str | Path) -> PairFile:
         first[pair.key] = (line_no, digest)
     if not first:
         raise InputError("no pairs found", path=str(path), hint="one pair per line")
-    return PairFile(Path(path), first, duplicates)
+    return PairFile(Path(path), first, duplicates, guidance.texts)
+
+
+class GuidanceCheck:
+    """Guidance is per query: every pair of a qid must carry the same text (or none)."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.texts: dict[str, str] = {}  # qid -> guidance ("" for none)
+        self.lines: dict[str, int] = {}  # qid -> line of its first pair
+
+    def check(self, pair: Pair, line: int) -> None:
+        """Raise when ``pair``'s guidance differs from an earlier pair of its query."""
+        first = self.texts.setdefault(pair.qid, pair.guidance)
+        self.lines.setdefault(pair.qid, line)
+        if first != pair.guidance:
+            raise InputError(
+                f"query {pair.qid} has other guidance than on line {self.lines[pair.qid]}",
+                path=self.source, line=line, field="guidance",
+                hint="guidance describes a query: give every pair of a query the same text",
+            )  # fmt: skip
 
 
 def read_labels(path: str | Path) -> dict[tuple[str, str], int]:
@@ -194,12 +228,24 @@ def _pair(record: dict[str, Any], path: str, line: int) -> Pair:
         # A ``docket export --format jsonl`` row: its ``label``/``grade`` are a job's final
         # labels, never gold; its gold is ``gold_label`` (the judged input's own label).
         return Pair(qid=qid, query=query, docid=docid, text=text,
-                    label=_label(record, path, line, "gold_label"))  # fmt: skip
+                    label=_label(record, path, line, "gold_label"),
+                    guidance=_guidance(record, path, line))  # fmt: skip
     grade = _grade(record, path, line)
     label = _label(record, path, line)
     if label is None and grade is not None:
         label = int(grade >= RELEVANT_GRADE)
-    return Pair(qid=qid, query=query, docid=docid, text=text, label=label, grade=grade)
+    return Pair(qid=qid, query=query, docid=docid, text=text, label=label, grade=grade,
+                guidance=_guidance(record, path, line))  # fmt: skip
+
+
+def _guidance(record: dict[str, Any], path: str, line: int) -> str:
+    """The optional ``guidance`` text ("" when absent or empty; pandas' NaN is absent)."""
+    value = record.get("guidance")
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    if not isinstance(value, str):
+        raise InputError("expected text", path=path, line=line, field="guidance")
+    return value.strip()
 
 
 def _text(record: dict[str, Any], name: str, path: str, line: int) -> str:

@@ -16,7 +16,11 @@ DecidedBy = Literal[
 
 @dataclass(frozen=True)
 class Pair:
-    """A query-chunk pair to judge; ``label`` is the gold label (1 relevant) when known."""
+    """A query-chunk pair to judge; ``label`` is the gold label (1 relevant) when known.
+
+    ``guidance`` is the collection's own description of the query (a TREC description and
+    narrative, say): it goes in the prompt after the query, as data.
+    """
 
     qid: str
     query: str
@@ -24,6 +28,7 @@ class Pair:
     text: str
     label: int | None = None
     grade: int | None = None
+    guidance: str = ""
 
     @property
     def key(self) -> tuple[str, str]:
@@ -73,6 +78,12 @@ class Judge(Protocol):
         """Judge one pair."""
         ...
 
-    def finalize(self, judgments: list[Judgment]) -> list[Judgment]:
-        """Batch-level step after all pairs were judged (identity for most methods)."""
+    def finalize(
+        self, judgments: list[Judgment], most_escalations: int | None = None
+    ) -> list[Judgment]:
+        """Batch-level step after all pairs were judged (identity for most methods).
+
+        ``most_escalations``: a batch step that escalates (LARA) escalates at most this many
+        of ``judgments`` in all (a spend cap's ``escalations``); None: no limit.
+        """
         ...

@@ -28,6 +28,7 @@ STANCES = ("relevant", "irrelevant", "neutral")
 _KNOWN = {
     "relevance": {
         *("qid", "query", "docid", "text", "sentences", "method", "transcript", "gold", "p_yes"),
+        *("guidance", "instructions"),
     },
     "adherence": {"record", "rule", "result", "gold"},
 }
@@ -126,6 +127,8 @@ def _relevance(payload: dict, blind: bool) -> dict[str, Any]:
     return {
         "qid": payload["qid"],
         "query": payload["query"],
+        "guidance": str(payload.get("guidance") or ""),
+        "instructions": str(payload.get("instructions") or ""),
         "docid": payload["docid"],
         "method": payload.get("method", ""),
         "sentences": [
@@ -141,7 +144,8 @@ def _relevance(payload: dict, blind: bool) -> dict[str, Any]:
         "agents_last_round": _last_round_labels(transcript),
         # One turn is one judgment (LARA, a single judge), not a debate of one agent.
         "single": len(transcript) == 1,
-        "p_yes": payload.get("p_yes"),
+        # The confidence is the judge's opinion: a blind reviewer does not see it either.
+        "p_yes": None if blind else payload.get("p_yes"),
     }
 
 

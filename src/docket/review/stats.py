@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from docket.agreement import fleiss_kappa, krippendorff_alpha_counts
+from docket.agreement import balanced_accuracy, fleiss_kappa, krippendorff_alpha_counts
 from docket.review.models import TASK_CLOSED, TASK_DONE, TASK_OPEN, Decision, Reviewer, ReviewTask
 
 
@@ -89,17 +89,15 @@ def _agreement(units: list[list[int]]) -> dict[str, Any]:
 
 
 def _accuracy(pairs: list[tuple[int, int]]) -> dict[str, Any]:
-    """Accuracy and balanced accuracy of (decided, gold) pairs."""
+    """Accuracy and balanced accuracy (:func:`docket.agreement.balanced_accuracy`) of
+    (decided, gold) pairs."""
     if not pairs:
         return {"n": 0, "accuracy": None, "balanced_accuracy": None}
-    recalls = []
-    for cls in sorted({g for _, g in pairs}):
-        of_class = [d for d, g in pairs if g == cls]
-        recalls.append(sum(d == cls for d in of_class) / len(of_class))
+    decided, gold = [d for d, _ in pairs], [g for _, g in pairs]
     return {
         "n": len(pairs),
         "accuracy": _num(sum(d == g for d, g in pairs) / len(pairs)),
-        "balanced_accuracy": _num(sum(recalls) / len(recalls)),
+        "balanced_accuracy": _num(balanced_accuracy(gold, decided)),
     }
 
 

@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
-from docket.errors import BudgetReachedError, ModelUnavailableError, RequestRefusedError
+from docket.errors import CapReachedError, ModelUnavailableError, RequestRefusedError
 from docket.fanout import bounded_each
 from docket.relevance.types import Judge, Judgment, Pair
 from docket.runner.batches import Claimer, Key, Tally, Writer, new_owner
@@ -38,30 +38,7 @@ MAX_BATCH = 64
 MAX_CLAIM = 256
 
 
-@dataclass
-class JobOutcome:
-    """What a run did with its input.
-
-    Attributes:
-        judged: pairs judged and saved by this run.
-        skipped: pairs already judged before (by an earlier run or another worker).
-        failed: pairs the server refused in this run (stored as failed, with the reason).
-        failed_before: pairs that had failed earlier and were not retried.
-        busy: pairs another live worker held, left to it.
-        error: the model failure that stopped the run, if any.
-        capped: pairs left unjudged because a budget cap stopped the run (not saved).
-    """
-
-    judged: int = 0
-    skipped: int = 0
-    failed: int = 0
-    failed_before: int = 0
-    busy: int = 0
-    error: ModelUnavailableError | None = None
-    capped: int = 0
-
-
-async def run_judge_job(
+async def judge_pairs(
     store: Store,
     job: str,
     pairs: Iterable[Pair],
@@ -76,7 +53,7 @@ async def run_judge_job(
     executor: Executor | SavingExecutor | None = None,
     filtered: bool = False,
     required_reviews: int = 1,
-) -> JobOutcome:
+) -> Tally:
     """Judge the unfinished ``pairs`` of ``job``, saving finished pairs in small batches.
 
     ``pairs`` may be any iterable (a file read lazily); it is consumed once. ``executor``
@@ -85,9 +62,9 @@ async def run_judge_job(
     process writes nothing per pair. ``filtered``: the caller already left out the pairs
     judged or failed before (a worker's batch), so the job's keys are not read. A model that
     stays unavailable stops the run: saved pairs stay saved and the error is returned in
-    the outcome (not raised) so the caller can report it after the batch step. Escalated
+    the tally (``error``, not raised) so the caller can report it after the batch step. Escalated
     judgments are queued for ``required_reviews`` reviewers as they are saved, unless the
-    judge has a batch step (which may change them; :func:`judge_job` queues after it).
+    judge has a batch step (which may change them; :func:`docket.jobs.run_job` queues after it).
     """
     owner = owner or new_owner()
     tally = tally if tally is not None else Tally()
@@ -119,11 +96,9 @@ async def run_judge_job(
     return _outcome(tally, error)
 
 
-def _outcome(tally: Tally, error: ModelUnavailableError | None) -> JobOutcome:
-    return JobOutcome(
-        tally.judged, tally.skipped, tally.failed, tally.failed_before, tally.busy, error,
-        tally.capped,
-    )  # fmt: skip
+def _outcome(tally: Tally, error: ModelUnavailableError | None) -> Tally:
+    tally.error = error
+    return tally
 
 
 def _claimer(
@@ -158,7 +133,7 @@ async def judge_one(judge: Judge, pair: Pair) -> Outcome:
     except RequestRefusedError as exc:
         log.warning("pair (%s, %s) failed: %s", pair.qid, pair.docid, exc.message)
         return pair, None, exc.message
-    except BudgetReachedError:
+    except CapReachedError:
         return pair, None, CAPPED
 
 
@@ -223,11 +198,13 @@ def finalize_job(store: Store, job: str, judge: Judge) -> None:
     """
     if not getattr(judge, "batch_step", True):
         return
-    with store.session() as session:
+    with store.read_session() as session:
         records = load_judgments(session, job)
         pairs = [pair_from_record(r) for r in records]
         before = [judgment_from_record(r) for r in records]
-        after = judge.finalize(list(before))
+    # No write lock while the step runs: it may count in the store itself (a spend cap).
+    after = judge.finalize(list(before))
+    with store.session() as session:
         for pair, old, new in zip(pairs, before, after, strict=True):
             if new != old:
                 save_judgment(session, job, pair, new)

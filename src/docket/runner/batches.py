@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
+from docket.errors import ModelUnavailableError
 from docket.relevance.types import Judgment, Pair
 from docket.runner.escalate import queue_escalated
 from docket.runner.records import add_judgments
@@ -63,7 +64,18 @@ def owner_is_dead(owner: str) -> bool:
 
 @dataclass
 class Tally:
-    """What a run did with the pairs of its input."""
+    """What a run did with the pairs of its input: the runner's one account of a run.
+
+    Attributes:
+        judged: pairs judged and saved by this run.
+        skipped: pairs already judged before (by an earlier run or another worker).
+        failed: pairs the server refused in this run (stored as failed, with the reason).
+        failed_before: pairs that had failed earlier and were not retried.
+        busy: pairs another live worker held, left to it.
+        capped: pairs left unjudged because a spend cap stopped the run (not saved).
+        error: the model failure that stopped the run, if any.
+        seen: the keys of the input's pairs read so far.
+    """
 
     judged: int = 0
     skipped: int = 0
@@ -71,7 +83,20 @@ class Tally:
     failed_before: int = 0
     busy: int = 0
     capped: int = 0
+    error: ModelUnavailableError | None = None
     seen: set[Key] = field(default_factory=set)
+
+    @property
+    def settled(self) -> int:
+        """Input pairs settled so far: judged now, judged before, or failed."""
+        return self.judged + self.failed + self.skipped + self.failed_before
+
+    def add(self, other: Tally) -> None:
+        """Add ``other``'s counts (a later batch of the same job); the first error is kept."""
+        for name in ("judged", "skipped", "failed", "failed_before", "busy", "capped"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.error = self.error or other.error
+        self.seen |= other.seen
 
 
 @dataclass

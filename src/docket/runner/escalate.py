@@ -26,6 +26,13 @@ def review_payload(pair: Pair, judgment: Judgment) -> dict:
         "transcript": [review_turn(turn) for turn in judgment.transcript],
         # A single judgment (LARA) is escalated for low confidence: the page shows it.
         **({"p_yes": judgment.config["p_yes"]} if "p_yes" in judgment.config else {}),
+        # The collection's own definition of relevance, when the job judged by it.
+        **({"guidance": pair.guidance} if pair.guidance else {}),
+        **(
+            {"instructions": judgment.config["instructions"]}
+            if judgment.config.get("instructions")
+            else {}
+        ),  # fmt: skip
     }
 
 
@@ -72,6 +79,31 @@ def queue_escalated(
         )
         count += 1
     return count
+
+
+def queue_blind(
+    session: Session, job: str, pair: Pair, judgment: Judgment, required_reviews: int = 1
+) -> int:
+    """Queue one pair as a blind task (query and chunk only) in the caller's transaction.
+
+    The payload is the escalation payload without the transcript and the confidence, and
+    the task is blind, so a reviewer cannot tell it from a blind escalation (the audit of
+    automatic labels draws its pairs into the queue this way). Returns the task id;
+    idempotent like :func:`queue_escalated`.
+    """
+    from docket.review.queue import enqueue, relevance_key
+
+    hidden = replace(judgment, transcript=(), config={})
+    task = enqueue(
+        session,
+        job=job,
+        kind="relevance",
+        item_key=relevance_key(pair.qid, pair.docid),
+        payload=review_payload(pair, hidden),
+        required_reviews=required_reviews,
+        blind=True,
+    )
+    return task.id
 
 
 def apply_human_decisions(

@@ -1,6 +1,6 @@
 """Scale-out on Ray: the job's pairs are judged by Ray actors, each with its own Model.
 
-The driver keeps the one batch loop (:func:`docket.runner.batch_loop.run_judge_job`): it streams
+The driver keeps the one batch loop (:func:`docket.runner.batch_loop.judge_pairs`): it streams
 the input and sends small batches to the actors. Where the results are written depends on
 the store:
 
@@ -34,7 +34,7 @@ from docket.fanout import bounded_each, bounded_map
 from docket.llm.usage import Usage
 from docket.relevance.pair_usage import sum_usage
 from docket.relevance.types import Judge, Judgment, Pair
-from docket.runner.batch_loop import Outcome, judge_one, run_judge_job
+from docket.runner.batch_loop import Outcome, judge_one, judge_pairs
 from docket.runner.saving import BatchReport, SharedJob, fail_batch
 from docket.store.base import Store, open_store
 from docket.store.claims import release
@@ -102,7 +102,7 @@ class JudgeWorker:
             if judgment is not None:
                 judgments.append(judgment)
 
-        outcome = await run_judge_job(
+        outcome = await judge_pairs(
             self.stores[url], shared.job, pairs, self.judge, concurrency=len(pairs),
             owner=shared.batch_owner(number), retry_failed=shared.retry_failed,
             lease_s=shared.lease_s, filtered=True, on_result=on_result,

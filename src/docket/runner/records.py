@@ -64,5 +64,6 @@ def judgment_from_record(record: Any) -> Judgment:
 def pair_from_record(record: Any) -> Pair:
     """The pair a record judged (with its gold label if one was given)."""
     return Pair(
-        qid=record.qid, query=record.query, docid=record.docid, text=record.text, label=record.gold
-    )
+        qid=record.qid, query=record.query, docid=record.docid, text=record.text,
+        label=record.gold, guidance=(record.config or {}).get("guidance", ""),
+    )  # fmt: skip

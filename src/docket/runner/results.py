@@ -20,6 +20,7 @@ SUMMARY_COLUMNS = (
     "docid",
     "gold",
     "label",
+    "grade",
     "decided_by",
     "rounds",
     "usage",

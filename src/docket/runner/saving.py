@@ -3,7 +3,7 @@
 The driver streams the input and leaves out what was judged or failed before; each batch
 goes to a worker that claims its pairs, judges them and saves them with the same
 :class:`~docket.runner.batches.Claimer` and :class:`~docket.runner.batches.Writer` as a
-local run (the worker runs :func:`docket.runner.batch_loop.run_judge_job` over its batch), and
+local run (the worker runs :func:`docket.runner.batch_loop.judge_pairs` over its batch), and
 sends back only counts and keys. So the driver makes no per-pair write, and several
 machines write to one PostgreSQL store at once.
 """

@@ -22,13 +22,16 @@ from docket.version import __version__
 
 
 def upsert_job(
-    session: Session, *, name: str, method: str, model: str, options: dict[str, Any], source: str
-) -> Job:
+    session: Session, *, name: str, method: str, model: str, options: dict[str, Any], source: str,
+    sticky: Sequence[str] = (),
+) -> Job:  # fmt: skip
     """Create the job, or check that a rerun uses the same method, model and options.
 
     Resuming with different settings would mix incomparable judgments in one job. Only the
     options the run records are compared: jobs of older versions also recorded the options
-    of other methods, which their judgments never read.
+    of other methods, which their judgments never read. ``sticky`` options are compared
+    even when this run leaves them out (an option recorded only when set, such as a job's
+    own instructions, must not be dropped by a rerun).
     """
     job = session.get(Job, name)
     if job is None:
@@ -48,14 +51,21 @@ def upsert_job(
             job = session.get(Job, name, populate_existing=True)
     if job is None:
         raise ConfigError(f"job '{name}' could not be created", hint="run the command again")
-    recorded = {key: job.options.get(key) for key in options}  # older jobs recorded more
-    if (job.method, job.model, recorded) != (method, model, options):
+    keys = set(options) | {key for key in sticky if key in job.options}
+    recorded = {key: job.options.get(key) for key in keys}  # older jobs recorded more
+    if (job.method, job.model, recorded) != (method, model, {k: options.get(k) for k in keys}):
         raise ConfigError(
             f"job '{name}' already exists with method={job.method}, model={job.model}, "
-            f"options={job.options}",
+            f"options={_shown_options(job.options)}",
             hint="use the same settings to resume it, or pick a new name with --job",
         )
     return job
+
+
+def _shown_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Options for a message: a long text (a job's instructions) as its length."""
+    return {k: f"<{len(v)} characters>" if isinstance(v, str) and len(v) > 60 else v
+            for k, v in options.items()}  # fmt: skip
 
 
 def finished_keys(session: Session, job: str) -> set[tuple[str, str]]:
@@ -64,6 +74,20 @@ def finished_keys(session: Session, job: str) -> set[tuple[str, str]]:
         select(JudgmentRecord.qid, JudgmentRecord.docid).where(JudgmentRecord.job == job)
     )
     return {(qid, docid) for qid, docid in rows}
+
+
+def judged_queries(session: Session, job: str, qids: Sequence[str]) -> set[str]:
+    """The ``qids`` of which ``job`` has at least one judgment."""
+    found: set[str] = set()
+    for start in range(0, len(qids), 500):  # keep each IN list short
+        chunk = list(qids[start : start + 500])
+        rows = session.execute(
+            select(JudgmentRecord.qid)
+            .where(JudgmentRecord.job == job, JudgmentRecord.qid.in_(chunk))
+            .distinct()
+        )
+        found |= {qid for (qid,) in rows}
+    return found
 
 
 def add_judgment_rows(session: Session, job: str, rows: Sequence[dict[str, Any]]) -> None:

@@ -27,11 +27,11 @@ from sqlalchemy import Connection, Engine, MetaData, insert, inspect, select, te
 from sqlalchemy.schema import CreateColumn
 
 from docket.errors import StoreError
-from docket.store import adherence_tables, review_tables, tables, web_tables
+from docket.store import adherence_tables, audit_tables, review_tables, tables, web_tables
 from docket.store.schema import Base, SchemaVersion
 
 # Imported for their declarations on Base: the ledger creates tables from the metadata.
-_DECLARING_MODULES = (tables, web_tables, review_tables, adherence_tables)
+_DECLARING_MODULES = (tables, web_tables, review_tables, adherence_tables, audit_tables)
 # Any constant shared by every docket process: PostgreSQL serialises migrations on it.
 _PG_LOCK_KEY = 0x646F636B6574
 
@@ -139,6 +139,8 @@ LEDGER: tuple[Migration, ...] = (
     Migration(4, "tables create_all made before the ledger", (CreateTables(_PRE_LEDGER),)),
     # Issue 17: budget caps count a job's spend in the store; plans and pilots kept with it.
     Migration(5, "job spend and notes", (CreateTables(("job_spend", "job_notes")),)),
+    # Issue 23: the pairs drawn into a label audit, with their inclusion probabilities.
+    Migration(6, "label audit draws", (CreateTables(("audit_pairs",)),)),
 )
 
 

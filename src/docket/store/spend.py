@@ -59,7 +59,12 @@ def add_note(session: Session, job: str, kind: str, data: dict[str, Any]) -> Non
     session.add(JobNote(job=job, kind=kind, data=data))
 
 
-def notes_of(session: Session, job: str) -> list[tuple[str, dict[str, Any]]]:
-    """``(kind, data)`` of the job's notes, oldest first."""
-    rows = session.scalars(select(JobNote).where(JobNote.job == job).order_by(JobNote.id))
+def notes_of(
+    session: Session, job: str, kind: str | None = None
+) -> list[tuple[str, dict[str, Any]]]:
+    """``(kind, data)`` of the job's notes (only of ``kind`` when given), oldest first."""
+    query = select(JobNote).where(JobNote.job == job)
+    if kind is not None:
+        query = query.where(JobNote.kind == kind)
+    rows = session.scalars(query.order_by(JobNote.id))
     return [(r.kind, r.data) for r in rows]

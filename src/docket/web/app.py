@@ -3,7 +3,8 @@
 Both apps are built here, so the policy is written once: security headers on every
 response, the Host check, credentials before any body is read (:func:`stranger_gate`),
 the body-size and JSON-depth limits (before any parsing), the one error shape, and the :class:`~docket.web.kit.WebKit` on
-``app.state.kit``. The apps only add routers, templates and static files.
+``app.state.kit``, the templates and the one login flow (:mod:`docket.web.pages`). The apps
+only add their own routers, templates and static files.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from docket.web.errors import (
 )
 from docket.web.kit import WebKit
 from docket.web.middleware import ASGIApp, BodyLimits, Gate, HostCheck, Scope, SecurityHeaders
+from docket.web.pages import login_router
 
 PUBLIC_BODY_PATHS = ("/login",)
 # The unread body of a refused stranger is not drained: the server closes the connection.
@@ -71,16 +73,23 @@ def create_web_app(
     kit: WebKit,
     *,
     title: str,
+    pages: Path,
+    home: str,
+    login_template: str = "login.html",
     static: dict[str, Path] | None = None,
     html_errors: HtmlErrorPage | None = None,
     api_docs: bool = False,
     **fastapi: Any,
 ) -> FastAPI:
-    """Build a FastAPI app under the kit's policy.
+    """Build a FastAPI app under the kit's policy, with the kit's login flow mounted.
 
     Args:
         kit: authentication, sessions and settings of the app.
         title: the app's title (OpenAPI).
+        pages: the folder of the app's templates (:func:`docket.web.pages.respond`).
+        home: where a browser goes after logging in (and from ``/login`` when logged in).
+        login_template: the template of the login form, rendered with ``data.next``,
+            ``data.error`` and ``data.nonce`` (the form's ``csrf_token``).
         static: URL prefix -> folder of static files to mount.
         html_errors: renders an error page for browsers (None: JSON only).
         api_docs: serve the OpenAPI schema at ``/openapi.json`` (the interactive ``/docs``
@@ -93,6 +102,9 @@ def create_web_app(
     app = FastAPI(title=title, **docs, **fastapi)
     app.state.kit = kit
     app.state.store = kit.store
+    app.state.templates = templates(pages)
+    app.state.home, app.state.login_template = home, login_template
+    app.include_router(login_router)
     install_error_handlers(app, html_errors)
     for prefix, folder in (static or {}).items():
         app.mount(prefix, StaticFiles(directory=folder), name=prefix.strip("/").replace("/", "-"))

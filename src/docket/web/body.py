@@ -17,6 +17,7 @@ from pydantic import BaseModel, ValidationError
 from starlette.concurrency import run_in_threadpool
 
 from docket.errors import InputError
+from docket.reading import surrogate_problem
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -25,9 +26,13 @@ async def read_json(request: Request) -> Any:
     """The body parsed as JSON (400 ``field 'body'`` when it is not JSON)."""
     raw = await request.body()
     try:
-        return await run_in_threadpool(json.loads, raw)
+        data = await run_in_threadpool(json.loads, raw)
     except ValueError as exc:
         raise InputError("the body is not valid JSON", field="body") from exc
+    # A lone surrogate ("\\ud800") parses, but no store can save it: refused here, not a 500.
+    if (problem := surrogate_problem(raw, data)) is not None:
+        raise InputError(problem, field="body")
+    return data
 
 
 async def read_model(request: Request, model: type[M]) -> M:
@@ -37,3 +42,14 @@ async def read_model(request: Request, model: type[M]) -> M:
         return await run_in_threadpool(model.model_validate_json, raw)
     except ValidationError as exc:
         raise RequestValidationError(exc.errors(include_url=False)) from exc
+
+
+async def read_fields(request: Request) -> dict[str, Any]:
+    """A form or a JSON object body as a dict (repeated form fields become lists)."""
+    if request.headers.get("content-type", "").startswith("application/json"):
+        data = await read_json(request)  # parsed in a worker thread
+        if not isinstance(data, dict):
+            raise InputError("expected a JSON object", field="body")
+        return data
+    form = await request.form()
+    return {k: (v[0] if len(v) == 1 else v) for k in form for v in [form.getlist(k)]}

@@ -163,7 +163,7 @@ class BodyLimits:
             await self.app(scope, receive, send)
             return
         declared = _header(scope, b"content-length")
-        if declared.isdigit() and int(declared) > self.max_bytes:
+        if declared.isascii() and declared.isdigit() and int(declared) > self.max_bytes:
             await self._too_large(send)
             return
         refused = await self.gate(scope) if self.gate and _has_body(scope) else None

@@ -7,6 +7,7 @@ import logging
 import re
 
 from docket.errors import InputError
+from docket.reading import one_line
 
 log = logging.getLogger(__name__)
 
@@ -47,9 +48,10 @@ def docx_to_markdown(data: bytes, source: str) -> str:
     try:
         result = mammoth.convert_to_html(io.BytesIO(data))
     except Exception as exc:  # mammoth raises zipfile/KeyError/XML errors on broken files
+        reason = one_line(str(exc))[:200]
         raise InputError(
-            f"cannot read the DOCX document ({type(exc).__name__}: {exc})", path=source
-        ) from exc
+            f"cannot read the DOCX document ({type(exc).__name__}: {reason})", path=source
+        ) from None
     for message in result.messages:
         log.info("%s: %s", source, message)
     markdown = markdownify(result.value, heading_style="ATX", bullets="-", strip=["img"])
@@ -59,7 +61,6 @@ def docx_to_markdown(data: bytes, source: str) -> str:
 def pdf_to_markdown(data: bytes, source: str) -> str:
     """PDF bytes to Markdown: pypdf text per page, then heading heuristics."""
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
 
     try:
         reader = PdfReader(io.BytesIO(data))
@@ -68,8 +69,11 @@ def pdf_to_markdown(data: bytes, source: str) -> str:
         pages = [page.extract_text() or "" for page in reader.pages]
     except InputError:
         raise
-    except (PdfReadError, ValueError, KeyError, OSError) as exc:
-        raise InputError(f"cannot read the PDF ({exc})", path=source) from exc
+    # pypdf parses untrusted bytes and raises whatever the damage leads to (PdfReadError,
+    # but also TypeError, AttributeError, IndexError, RecursionError, zlib.error ...).
+    except Exception as exc:
+        reason = one_line(str(exc))[:200] or type(exc).__name__
+        raise InputError(f"cannot read the PDF ({reason})", path=source) from None
     text = "\n\n".join(pages)
     if not text.strip():
         raise InputError(

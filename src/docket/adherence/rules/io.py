@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +13,7 @@ from docket.adherence.checks import CATALOGUE
 from docket.adherence.rules.model import Rule, RuleSet, RulesFileError
 from docket.errors import ConfigError
 from docket.reading import one_line, read_text, validation_error
+from docket.writing import write_text
 
 HEADER = (
     "# docket rule set: edit freely, then check with `docket rules validate {name}`.\n"
@@ -165,16 +165,15 @@ _CompactDumper.add_representer(list, _represent_list)
 
 
 def dump_rules(ruleset: RuleSet, path: str | Path) -> None:
-    """Write ``ruleset`` as YAML (atomically: a partial file is never left behind)."""
+    """Write ``ruleset`` as YAML (atomically: a partial file is never left behind; ``-``:
+    standard output)."""
     path = Path(path)
     data: dict[str, Any] = {"name": ruleset.name}
     if ruleset.sop:
         data["sop"] = ruleset.sop
     data["rules"] = [rule_to_data(rule) for rule in ruleset.rules]
     body = yaml.dump(data, Dumper=_CompactDumper, sort_keys=False, allow_unicode=True, width=100)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(HEADER.format(name=path.name) + body, encoding="utf-8")
-    os.replace(tmp, path)
+    write_text(path, HEADER.format(name=path.name) + body)
 
 
 def rules_json_schema() -> dict[str, Any]:

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field, model_validator
 from docket.adherence.record import Record, Turn
 from docket.adherence.verify.verifier import Submission
 from docket.errors import InputError
+from docket.reading import Text
 
 MAX_TURNS = 2_000
 """Most turns one request may hold (a dialogue to annotate, not a corpus)."""
@@ -76,7 +77,7 @@ class VerifyRequest(BaseModel):
 class FeedbackRequest(BaseModel):
     """An annotator's response to a flagged result."""
 
-    result_id: str
+    result_id: Text
     action: Literal["accepted", "dismissed"]
-    reason: str = ""
-    fixed_text: str | None = None
+    reason: Text = ""
+    fixed_text: Text | None = None

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.security import HTTPBearer
 
 from docket.adherence.verify import Verifier
 from docket.adherence.verify.requests import FeedbackRequest, VerifyRequest
 from docket.adherence.verify.saved_runs import RunWriter, verify_and_save
 from docket.adherence.verify.verdict import Verdict
+from docket.adherence.web import page
 from docket.adherence.web.handlers import (
     RuleInfo,
     StatsResponse,
@@ -31,11 +32,11 @@ from docket.adherence.web.handlers import (
     stream_verdict,
     submission_of,
 )
-from docket.adherence.web.page import STATIC, register_page
+from docket.adherence.web.page import PAGES, STATIC
 from docket.adherence.web.tokens import APP, VerifyTokens
 from docket.store.base import Store
 from docket.version import __version__
-from docket.web import Viewer, WebKit, WebSettings, create_web_app
+from docket.web import Viewer, WebKit, WebSettings, create_web_app, kit_of
 
 DEFAULT_MAX_CHARS = 1_000_000
 # A submission of 1,000,000 characters is up to ~4 MB of UTF-8, plus JSON quoting.
@@ -43,64 +44,71 @@ DEFAULT_SETTINGS = WebSettings(max_body_bytes=8 * 1024 * 1024)
 
 # Only documents the scheme in OpenAPI; the kit checks the token.
 bearer = HTTPBearer(
-    auto_error=False, description="a token given with --token or made by `docket verify token add`"
+    auto_error=False,
+    description="a token given with --token-file or $DOCKET_VERIFY_TOKEN, or made by `docket verify token add`",
 )
 
 
 def require_token(request: Request, _scheme: Annotated[Any, Depends(bearer)]) -> Viewer:
     """The caller behind the bearer token; 401 without a valid one (cookies do not count)."""
-    kit: WebKit = request.app.state.kit
-    return kit.require(request, cookie=False)
+    return kit_of(request).require(request, cookie=False)
 
 
-def _register_v1(app: FastAPI) -> None:
-    @app.get("/health", tags=["meta"])
-    def health() -> dict[str, str]:
-        return {"status": "ok", "version": __version__}
+router = APIRouter()
 
-    @app.get("/v1/rules", tags=["verify"], response_model=list[RuleInfo])
-    def rules(
-        request: Request, caller: Annotated[Viewer, Depends(require_token)]
-    ) -> list[RuleInfo]:
-        return rule_infos(request.app.state.verifier)
 
-    @app.post("/v1/verify", tags=["verify"], response_model=Verdict)
-    async def verify(
-        body: VerifyRequest, request: Request, caller: Annotated[Viewer, Depends(require_token)]
-    ) -> Verdict:
-        """Check a submission against every applicable rule; return all results at once."""
-        submission = submission_of(body, request.app.state.max_chars)
-        writer = RunWriter(request.app.state.store, source="api", annotator=caller.name)
-        return await verify_and_save(request.app.state.verifier, submission, writer)
+@router.get("/health", tags=["meta"])
+def health() -> dict[str, str]:
+    """The server is up; its docket version."""
+    return {"status": "ok", "version": __version__}
 
-    @app.post(
-        "/v1/verify/stream",
-        tags=["verify"],
-        responses={
-            200: {
-                "description": "`result` events (a RuleResult each), then one `verdict` event",
-                "content": {"text/event-stream": {}},
-            }
-        },
-    )
-    async def verify_stream(
-        body: VerifyRequest, request: Request, caller: Annotated[Viewer, Depends(require_token)]
-    ):  # type: ignore[no-untyped-def]
-        """Stream each rule's result as a Server-Sent Event as soon as it is known."""
-        return stream_verdict(body, request, "api", caller.name)
 
-    @app.post("/v1/feedback", tags=["feedback"])
-    def feedback(
-        body: FeedbackRequest, request: Request, caller: Annotated[Viewer, Depends(require_token)]
-    ) -> dict[str, Any]:
-        """Record an annotator's response to a flag: accepted (and fixed) or dismissed."""
-        row = save_feedback(need_store(request), body, caller)
-        return {"id": row.id, "result_id": row.result_id, "action": row.action}
+@router.get("/v1/rules", tags=["verify"], response_model=list[RuleInfo])
+def rules(request: Request, caller: Annotated[Viewer, Depends(require_token)]) -> list[RuleInfo]:
+    """The rules every submission is checked against."""
+    return rule_infos(request.app.state.verifier)
 
-    @app.get("/v1/stats", tags=["feedback"], response_model=StatsResponse)
-    def stats(request: Request, caller: Annotated[Viewer, Depends(require_token)]) -> StatsResponse:
-        """Accepted-and-fixed rate per rule and tier."""
-        return stats_payload(need_store(request))
+
+@router.post("/v1/verify", tags=["verify"], response_model=Verdict)
+async def verify(
+    body: VerifyRequest, request: Request, caller: Annotated[Viewer, Depends(require_token)]
+) -> Verdict:
+    """Check a submission against every applicable rule; return all results at once."""
+    submission = submission_of(body, request.app.state.max_chars)
+    writer = RunWriter(request.app.state.store, source="api", annotator=caller.name)
+    return await verify_and_save(request.app.state.verifier, submission, writer)
+
+
+@router.post(
+    "/v1/verify/stream",
+    tags=["verify"],
+    responses={
+        200: {
+            "description": "`result` events (a RuleResult each), then one `verdict` event",
+            "content": {"text/event-stream": {}},
+        }
+    },
+)
+async def verify_stream(
+    body: VerifyRequest, request: Request, caller: Annotated[Viewer, Depends(require_token)]
+):  # type: ignore[no-untyped-def]
+    """Stream each rule's result as a Server-Sent Event as soon as it is known."""
+    return stream_verdict(body, request, "api", caller.name)
+
+
+@router.post("/v1/feedback", tags=["feedback"])
+def feedback(
+    body: FeedbackRequest, request: Request, caller: Annotated[Viewer, Depends(require_token)]
+) -> dict[str, Any]:
+    """Record an annotator's response to a flag: accepted (and fixed) or dismissed."""
+    row = save_feedback(need_store(request), body, caller)
+    return {"id": row.id, "result_id": row.result_id, "action": row.action}
+
+
+@router.get("/v1/stats", tags=["feedback"], response_model=StatsResponse)
+def stats(request: Request, caller: Annotated[Viewer, Depends(require_token)]) -> StatsResponse:
+    """Accepted-and-fixed rate per rule and tier."""
+    return stats_payload(need_store(request))
 
 
 def create_app(
@@ -127,12 +135,15 @@ def create_app(
     app = create_web_app(
         kit,
         title="docket verify",
+        pages=PAGES,
+        home="/annotate",
+        login_template="verify_login.html",
         static=STATIC,
         api_docs=True,
         version=__version__,
         description=__doc__,
     )
     app.state.verifier, app.state.max_chars = verifier, max_chars
-    _register_v1(app)
-    register_page(app)
+    app.include_router(router)
+    app.include_router(page.router)
     return app

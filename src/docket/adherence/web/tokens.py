@@ -1,26 +1,69 @@
 """Who may use the verification API and page: start-up tokens and stored tokens.
 
-Tokens come from two places: the ones given when the server starts (``--token``, kept
-in memory as hashes) and the ones made with ``docket verify token add`` (only their
-SHA-256 is stored, in ``adherence_tokens``). Names given with ``--admin`` are admins:
+Tokens come from two places: the ones given when the server starts (a ``--token-file``
+or the ``DOCKET_VERIFY_TOKEN`` environment variable, never a flag, which every user of the
+machine could read in the process list; kept in memory as hashes) and the ones made with
+``docket verify token add`` (only their SHA-256 is stored, in ``adherence_tokens``). Names given with ``--admin`` are admins:
 they may answer flags on anyone's results. Revoking a token ends its browser sessions.
 """
 
 from __future__ import annotations
 
 import hmac
+import os
+from pathlib import Path
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from docket.adherence.models import ApiToken
-from docket.errors import InputError
+from docket.errors import ConfigError, InputError
 from docket.store.base import Store
 from docket.web import sessions
 from docket.web.tokens import Principal, check_user_name, new_token, sha256
 
 APP = "verify"
 TOKEN_PREFIX = "dkv_"
+TOKEN_ENV = "DOCKET_VERIFY_TOKEN"
+"""The environment variable holding start-up tokens (``NAME=TOKEN``, several separated
+by blanks or commas)."""
+MIN_TOKEN_CHARS = 16
+
+
+def startup_tokens(path: str | Path | None = None, env: str | None = None) -> dict[str, str]:
+    """Start-up tokens mapped to their user's name, from a file and the environment.
+
+    Args:
+        path: a file with one ``NAME=TOKEN`` (or a bare ``TOKEN``, user ``default``) per
+            line; blank lines and lines starting with ``#`` are skipped.
+        env: the value of :data:`TOKEN_ENV` (default: read from the environment).
+
+    Raises:
+        ConfigError: a token shorter than 16 characters (names the file and line).
+        InputError: the file is missing or not UTF-8 text.
+    """
+    tokens: dict[str, str] = {}
+    value = os.environ.get(TOKEN_ENV, "") if env is None else env
+    for entry in value.replace(",", " ").split():
+        _add_token(tokens, entry, TOKEN_ENV)
+    if path is not None:
+        from docket.reading import numbered_lines
+
+        for number, line in numbered_lines(path):
+            if not line.strip().startswith("#"):
+                _add_token(tokens, line.strip(), f"{path}, line {number}")
+    return tokens
+
+
+def _add_token(tokens: dict[str, str], entry: str, where: str) -> None:
+    name, sep, secret = entry.partition("=")
+    name, secret = (name.strip(), secret.strip()) if sep else ("default", entry)
+    if len(secret) < MIN_TOKEN_CHARS:
+        raise ConfigError(
+            f"{where}: a token must be at least {MIN_TOKEN_CHARS} characters",
+            hint="write NAME=TOKEN or TOKEN; `docket verify token add NAME` makes one",
+        )
+    tokens[secret] = name or "default"
 
 
 class VerifyTokens:

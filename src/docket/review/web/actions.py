@@ -1,4 +1,4 @@
-"""State-changing endpoints (POST): login, logout, decide, close, assign.
+"""State-changing endpoints (POST): decide, close, assign (login and logout are the kit's).
 
 Each accepts a form (browsers) or a JSON body (scripts). Database work runs in the
 thread pool so a write waiting for SQLite's lock never blocks the event loop.
@@ -23,26 +23,14 @@ from docket.review.item import item_view
 from docket.review.listing import next_task
 from docket.review.models import Reviewer
 from docket.review.queue import close_task, record_decision
-from docket.review.web.pages import login_form
-from docket.review.web.respond import respond
+from docket.review.web.pages import whole_number
 from docket.store.base import Store
-from docket.web import HttpError, Viewer, WebKit, require_admin, wants_json
-from docket.web.body import read_json
+from docket.web import HttpError, Viewer, kit_of, require_admin, respond, wants_json
+from docket.web.body import read_fields
 
 router = APIRouter()
 T = TypeVar("T")
 LOCK_RETRIES = 5
-
-
-async def _body(request: Request) -> dict[str, Any]:
-    """The form or JSON body as a dict (repeated form fields become lists)."""
-    if request.headers.get("content-type", "").startswith("application/json"):
-        data = await read_json(request)  # parsed in a worker thread
-        if not isinstance(data, dict):
-            raise InputError("expected a JSON object", field="body")
-        return data
-    form = await request.form()
-    return {k: (v[0] if len(v) == 1 else v) for k in form for v in [form.getlist(k)]}
 
 
 def _write(store: Store, work: Callable[[Any], T]) -> T:
@@ -58,62 +46,16 @@ def _write(store: Store, work: Callable[[Any], T]) -> T:
     raise AssertionError("unreachable")  # the loop returns or raises
 
 
-def _kit(request: Request) -> WebKit:
-    return request.app.state.kit
-
-
 async def _authorised_body(request: Request) -> tuple[Viewer, dict[str, Any]]:
     """Credentials first, then the body, then the CSRF token from it (do no work for strangers)."""
-    kit = _kit(request)
+    kit = kit_of(request)
     viewer = await run_in_threadpool(kit.require, request)
-    body = await _body(request)
+    body = await read_fields(request)
     return kit.check_post(request, viewer, _text(body.get("csrf_token")) or None), body
 
 
 def _text(value: Any) -> str:
     return "" if value is None else str(value)
-
-
-def _safe_next(target: str) -> str:
-    # Only local paths: "//evil.example" or "https://..." would leave the site.
-    ok = target.startswith("/") and not target.startswith("//") and "\\" not in target
-    return target if ok else "/queue"
-
-
-@router.post("/login", include_in_schema=False)
-async def login(request: Request) -> Response:
-    """Exchange a login token for a session cookie (see :meth:`WebKit.login`)."""
-    body = await _body(request)
-    target = _safe_next(_text(body.get("next")) or "/queue")
-    token, nonce = _text(body.get("token")), _text(body.get("csrf_token")) or None
-    kit = _kit(request)
-    try:
-        viewer, cookie = await run_in_threadpool(kit.login, request, token, nonce)
-    except HttpError as exc:
-        if wants_json(request):
-            raise
-        page = login_form(request, exc.message, exc.status, target)
-        page.headers.update(exc.headers)
-        return page
-    response: Response = (
-        JSONResponse({"reviewer": viewer.name, "csrf_token": viewer.csrf})
-        if wants_json(request)
-        else RedirectResponse(target, status_code=303)
-    )
-    kit.set_session(response, request, cookie)
-    return response
-
-
-@router.post("/logout", include_in_schema=False)
-async def logout(request: Request) -> Response:
-    """End the browser session (needs the session's CSRF token)."""
-    kit = _kit(request)
-    await run_in_threadpool(kit.require, request, bearer=False)
-    body = await _body(request)
-    await run_in_threadpool(kit.logout, request, _text(body.get("csrf_token")) or None)
-    response = RedirectResponse("/login", status_code=303)
-    kit.clear_session(response)
-    return response
 
 
 def _int_field(body: dict[str, Any], name: str, *, required: bool) -> int | None:
@@ -122,9 +64,7 @@ def _int_field(body: dict[str, Any], name: str, *, required: bool) -> int | None
         if required:
             raise InputError("is required", field=name)
         return None
-    if not raw.isdigit():
-        raise InputError("must be a whole number", field=name)
-    return int(raw)
+    return whole_number(raw, name)
 
 
 def _seconds(body: dict[str, Any]) -> float | None:
@@ -139,7 +79,7 @@ def _seconds(body: dict[str, Any]) -> float | None:
     return None
 
 
-@router.post("/tasks/{task_id:int}/decision", include_in_schema=False)
+@router.post("/tasks/{task_id:task}/decision", include_in_schema=False)
 async def decide(request: Request) -> Response:
     """Record the viewer's decision; browsers go on to their next task."""
     viewer, body = await _authorised_body(request)
@@ -203,7 +143,7 @@ def _next(store: Store, viewer: Viewer, task_id: int, job: str | None) -> int | 
         return next_task(session, session.get(Reviewer, viewer.id), after=task_id, job=job)
 
 
-@router.post("/tasks/{task_id:int}/close", include_in_schema=False)
+@router.post("/tasks/{task_id:task}/close", include_in_schema=False)
 async def close(request: Request) -> Response:
     """Close a task so that it accepts no more decisions (admins only)."""
     viewer, body = await _authorised_body(request)

@@ -16,7 +16,7 @@ from docket.review.facets import backfill
 from docket.review.web import actions, pages
 from docket.review.web.respond import html_error
 from docket.store.base import Store
-from docket.web import WebKit, WebSettings, create_web_app, templates
+from docket.web import WebKit, WebSettings, create_web_app
 
 HERE = Path(__file__).resolve().parent.parent
 
@@ -32,9 +32,13 @@ def create_app(store: Store, settings: WebSettings | None = None) -> FastAPI:
         backfill(session)  # facets of tasks enqueued before the queue had filters
     kit = WebKit(APP, store, ReviewerTokens(), settings or WebSettings())
     app = create_web_app(
-        kit, title="docket review", static={"/static": HERE / "static"}, html_errors=html_error
+        kit,
+        title="docket review",
+        pages=HERE / "templates",
+        home="/queue",
+        static={"/static": HERE / "static"},
+        html_errors=html_error,
     )
-    app.state.templates = templates(HERE / "templates")
     app.include_router(pages.router)
     app.include_router(actions.router)
     return app

@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 from sqlalchemy import select
+from starlette.convertors import Convertor, register_url_convertor
 
 from docket.errors import InputError
 from docket.review.assign import open_load
@@ -16,11 +17,38 @@ from docket.review.item import item_view
 from docket.review.listing import QueueQuery, next_task, queue_view
 from docket.review.models import Reviewer
 from docket.review.stats import by_job, job_counts, review_stats
-from docket.review.web.respond import respond
 from docket.store.base import Store
-from docket.web import Viewer, WebKit, require_admin, wants_json
+from docket.web import Viewer, kit_of, require_admin, respond, wants_json
 
 router = APIRouter()
+MAX_DIGITS = 18
+"""Most digits of a task number or count a URL or form may give: 10**18 fits the store's
+64-bit integers, so a longer number is refused (or not found) instead of overflowing."""
+
+
+class TaskNumber(Convertor[int]):
+    """The ``{task_id:task}`` path parameter: at most :data:`MAX_DIGITS` ASCII digits,
+    so ``/tasks/<a 30-digit number>`` is a 404 like any task that does not exist."""
+
+    regex = f"[0-9]{{1,{MAX_DIGITS}}}"
+
+    def convert(self, value: str) -> int:
+        """The task id."""
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        """The path segment."""
+        return str(value)
+
+
+register_url_convertor("task", TaskNumber())
+
+
+def whole_number(raw: str, name: str, message: str = "must be a whole number") -> int:
+    """``raw`` as an int: only ASCII digits, at most :data:`MAX_DIGITS` (else a 400)."""
+    if not (raw.isascii() and raw.isdigit() and len(raw) <= MAX_DIGITS):
+        raise InputError(message, field=name)
+    return int(raw)
 
 
 def page(path: str) -> Callable:
@@ -34,12 +62,8 @@ def page(path: str) -> Callable:
     return register
 
 
-def _kit(request: Request) -> WebKit:
-    return request.app.state.kit
-
-
 def _viewer(request: Request) -> Viewer:
-    return _kit(request).require(request)
+    return kit_of(request).require(request)
 
 
 def _store(request: Request) -> Store:
@@ -50,9 +74,7 @@ def _int_param(request: Request, name: str) -> int | None:
     raw = request.query_params.get(name, "")
     if not raw:
         return None
-    if not raw.isdigit():
-        raise InputError("must be a task number", field=name)
-    return int(raw)
+    return whole_number(raw, name, "must be a task number")
 
 
 @router.get("/", include_in_schema=False)
@@ -60,26 +82,6 @@ def home(request: Request) -> Response:
     """Go to the queue (or the login page when not logged in)."""
     _viewer(request)
     return RedirectResponse("/queue", status_code=303)
-
-
-def login_form(
-    request: Request, error: str = "", status: int = 200, target: str | None = None
-) -> Response:
-    """The login form with a fresh login nonce (its cookie is set on the answer)."""
-    kit, nonce = _kit(request), WebKit.new_login_nonce()
-    target = target or request.query_params.get("next", "/queue")
-    data = {"next": target, "error": error, "nonce": nonce}
-    response = respond(request, "login.html", data, status=status)
-    kit.set_login_nonce(response, request, nonce)
-    return response
-
-
-@router.get("/login", include_in_schema=False)
-def login_page(request: Request) -> Response:
-    """The login form: paste the token from ``docket review add-reviewer``."""
-    if _kit(request).viewer(request) is not None and not wants_json(request):
-        return RedirectResponse("/queue", status_code=303)
-    return login_form(request)
 
 
 @page("/queue")
@@ -114,7 +116,7 @@ def _page_links(data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-@page("/tasks/{task_id:int}")
+@page("/tasks/{task_id:task}")
 def task_page(request: Request) -> Response:
     """One item: query, numbered sentences with evidence, debate, decision form."""
     viewer = _viewer(request)

@@ -1,7 +1,7 @@
-"""How every review page answers: JSON for API clients, a rendered template for browsers.
+"""How a review error answers a browser: the login page for a 401 on GET, else the error page.
 
-Errors too: a browser gets the login page for a 401 on GET and the error page otherwise.
-Pages and the app import this module, so the app can import its routers at the top.
+Pages answer through the kit's :func:`docket.web.respond` (JSON for scripts, a template
+for browsers).
 """
 
 from __future__ import annotations
@@ -10,28 +10,9 @@ from typing import Any
 from urllib.parse import quote
 
 from fastapi import Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from jinja2 import Environment
+from fastapi.responses import RedirectResponse, Response
 
-from docket.web import Viewer, wants_json
-
-
-def respond(
-    request: Request,
-    template: str,
-    data: dict[str, Any],
-    *,
-    viewer: Viewer | None = None,
-    status: int = 200,
-) -> Response:
-    """Answer with ``data`` as JSON, or rendered into ``template`` for browsers."""
-    if wants_json(request):
-        return JSONResponse(data, status_code=status)
-    env: Environment = request.app.state.templates
-    page = env.get_template(template).render(
-        data=data, viewer=viewer, path=request.url.path, query=dict(request.query_params)
-    )
-    return HTMLResponse(page, status_code=status)
+from docket.web import respond, wants_json
 
 
 def html_error(request: Request, status: int, data: dict[str, Any]) -> Response | None:

@@ -1,0 +1,69 @@
+"""Human samples for prediction-powered intervals: from an audit and from files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from docket.audit.samples import from_audit, read_human_sample
+from docket.errors import InputError
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """The fields of ``docket.audit.draw.AuditedPair`` that a human sample reads."""
+
+    qid: str
+    docid: str
+    stratum: str
+    inclusion_probability: float
+    auto_label: int
+    auto_grade: int | None
+    human_label: int | None
+    human_grade: int | None
+
+
+def test_an_audit_gives_answered_pairs_with_probabilities_for_the_answered_share():
+    pairs = [
+        Drawn("q1", "d1", "round1-relevant", 0.1, 0, None, 1, 3),
+        Drawn("q1", "d2", "round1-relevant", 0.1, 1, None, 0, 0),
+        Drawn("q1", "d3", "round1-relevant", 0.1, 1, None, None, None),  # not answered yet
+        Drawn("q2", "d1", "round2-irrelevant", 0.5, 0, None, 0, None),
+    ]
+    sample = from_audit(pairs, "J")
+    assert sample.unanswered == 1 and sample.source == "audit of job J"
+    # Binary automatic labels: the human label, not the grade.
+    assert sample.grades == {("q1", "d1"): 1, ("q1", "d2"): 0, ("q2", "d1"): 0}
+    # Two of three drawn pairs answered in the first stratum: 0.1 * 2/3.
+    assert sample.probability[("q1", "d1")] == pytest.approx(0.1 * 2 / 3)
+    assert sample.probability[("q2", "d1")] == pytest.approx(0.5)
+    assert sample.strata[("q2", "d1")] == "round2-irrelevant"
+    assert sample.automatic == {("q1", "d1"): 0, ("q1", "d2"): 1, ("q2", "d1"): 0}
+
+
+def test_a_graded_job_reads_the_human_grade():
+    sample = from_audit([Drawn("q1", "d1", "s", 0.2, 1, 2, 1, 3)], "J")
+    assert sample.grades == {("q1", "d1"): 3}
+    assert sample.automatic == {("q1", "d1"): 2}
+
+
+def test_files_with_and_without_inclusion_probabilities(tmp_path: Path):
+    qrels = tmp_path / "h.qrels"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    assert read_human_sample(qrels).probability == {}
+    tsv = tmp_path / "pi.tsv"
+    tsv.write_text("q1\td1\t0.25\tA\nq1\td2\t1\tB\n")
+    sample = read_human_sample(qrels, tsv)
+    assert sample.probability == {("q1", "d1"): 0.25, ("q1", "d2"): 1.0}
+    assert sample.strata == {("q1", "d1"): "A", ("q1", "d2"): "B"}
+
+
+def test_a_sampled_pair_without_a_probability_is_refused(tmp_path: Path):
+    qrels = tmp_path / "h.qrels"
+    qrels.write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    tsv = tmp_path / "pi.tsv"
+    tsv.write_text("q1 d1 0.25\n")
+    with pytest.raises(InputError, match=r"pair \(q1, d2\) of the human sample has no inclusion"):
+        read_human_sample(qrels, tsv)
