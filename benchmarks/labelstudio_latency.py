@@ -69,9 +69,10 @@ def start_backend(rules: Path, port: int, mock_port: int, db: Path) -> subproces
     command = [
         sys.executable, "-m", "docket.cli.main", "verify", "labelstudio", "--rules", str(rules),
         "--sim-model", base + "small", "--sub-model", base + "large", "--cache", "off",
-        "--port", str(port), "--token", f"bench={TOKEN}", "--db", str(db), "--timeout", "30",
+        "--port", str(port), "--db", str(db), "--timeout", "30",
     ]  # fmt: skip
-    process = subprocess.Popen(command, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "DOCKET_VERIFY_TOKEN": f"bench={TOKEN}"}
+    process = subprocess.Popen(command, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:

@@ -156,7 +156,7 @@ def test_the_webhook_ignores_other_events_and_skipped_tasks(
     assert _runs(store) == []
 
 
-@pytest.mark.parametrize("path", ["/setup", "/predict", "/webhook"])
+@pytest.mark.parametrize("path", ["/setup", "/predict", "/webhook", "/login"])
 def test_a_stranger_without_the_token_is_refused_before_the_body_is_read(
     store: Store, path: str
 ) -> None:

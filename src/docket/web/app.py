@@ -73,8 +73,8 @@ def create_web_app(
     kit: WebKit,
     *,
     title: str,
-    pages: Path,
-    home: str,
+    pages: Path | None,
+    home: str = "/",
     login_template: str = "login.html",
     static: dict[str, Path] | None = None,
     html_errors: HtmlErrorPage | None = None,
@@ -86,7 +86,8 @@ def create_web_app(
     Args:
         kit: authentication, sessions and settings of the app.
         title: the app's title (OpenAPI).
-        pages: the folder of the app's templates (:func:`docket.web.pages.respond`).
+        pages: the folder of the app's templates (:func:`docket.web.pages.respond`); None
+            for an app without pages (no login flow, no path takes a stranger's body).
         home: where a browser goes after logging in (and from ``/login`` when logged in).
         login_template: the template of the login form, rendered with ``data.next``,
             ``data.error`` and ``data.nonce`` (the form's ``csrf_token``).
@@ -102,9 +103,10 @@ def create_web_app(
     app = FastAPI(title=title, **docs, **fastapi)
     app.state.kit = kit
     app.state.store = kit.store
-    app.state.templates = templates(pages)
     app.state.home, app.state.login_template = home, login_template
-    app.include_router(login_router)
+    if pages is not None:
+        app.state.templates = templates(pages)
+        app.include_router(login_router)
     install_error_handlers(app, html_errors)
     for prefix, folder in (static or {}).items():
         app.mount(prefix, StaticFiles(directory=folder), name=prefix.strip("/").replace("/", "-"))
@@ -114,7 +116,7 @@ def create_web_app(
         BodyLimits,
         max_bytes=settings.max_body_bytes,
         max_depth=settings.max_json_depth,
-        gate=stranger_gate(kit),
+        gate=stranger_gate(kit, PUBLIC_BODY_PATHS if pages is not None else ()),
     )
     app.add_middleware(HostCheck, allowed=settings.allowed_hosts)
     app.add_middleware(SecurityHeaders)

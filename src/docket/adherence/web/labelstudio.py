@@ -221,7 +221,7 @@ def create_labelstudio_app(
     backend = VerifyTokens(tokens)
     kit = WebKit(APP, store, backend, settings or DEFAULT_SETTINGS, basic_auth=True)
     app = create_web_app(
-        kit, title="docket Label Studio backend", api_docs=True, version=__version__
+        kit, title="docket Label Studio backend", pages=None, api_docs=True, version=__version__
     )
     app.state.verifier, app.state.max_chars = verifier, max_chars
     app.state.resolver = MappingResolver(verifier.ruleset, mapping)
