@@ -128,6 +128,8 @@ def test_bad_draws_are_refused(store: Store) -> None:
     draw_audit(store, "j", 10, seed=1)
     with pytest.raises(ConfigError, match="--seed 1"):
         draw_audit(store, "j", 20, seed=2)
+    with pytest.raises(InputError, match="180 automatic labels"):  # before the seed check
+        draw_audit(store, "j", 999, seed=2)
     with pytest.raises(InputError, match="only grows"):
         draw_audit(store, "j", 5, seed=1)
     with pytest.raises(ConfigError, match="no stratum"):

@@ -60,3 +60,33 @@ def test_a_served_model_defaults_to_64_calls_in_flight(tmp_path: Path) -> None:
         )
         assert result.exit_code == 0, result.output
     assert server.peak_in_flight == 64
+
+
+def _peak_of_a_run(tmp_path: Path, server, db: str, pairs: int) -> int:  # type: ignore[no-untyped-def]
+    server.peak_in_flight = 0
+    args = ["judge", str(_pairs(tmp_path, pairs)), "--method", "single", "--db", db]
+    result = runner.invoke(app, [*args, "--model", server.model(), "--cache", "off"])
+    assert result.exit_code == 0, result.output
+    return server.peak_in_flight
+
+
+def test_a_user_bound_is_where_the_calls_in_flight_start(tmp_path: Path) -> None:
+    # 48 pairs at --max-in-flight 48: one round trip, not 8, then 16, then 24.
+    with serve(lambda _body: GOOD, delay_s=1.0) as server:
+        args = ["judge", str(_pairs(tmp_path, 48)), "--method", "single", "--cache", "off"]
+        result = runner.invoke(app, [*args, "--model", server.model(), "--max-in-flight", "48",
+                                     "--db", str(tmp_path / "d.db")])  # fmt: skip
+        assert result.exit_code == 0, result.output
+    # All 48 at once (a slow start could not pass 32 here: 8, then 16, then 32).
+    assert server.peak_in_flight > 40
+
+
+def test_a_new_process_starts_at_the_limit_the_last_one_reached(tmp_path: Path) -> None:
+    # Nothing known: the first run ramps from 8; the limit it reached is kept in the user's
+    # cache directory (beside the response cache), and the next run starts there.
+    with serve(lambda _body: GOOD, delay_s=1.0) as server:
+        first = _peak_of_a_run(tmp_path, server, str(tmp_path / "a.db"), 40)
+        kept = json.loads((tmp_path / "limits.json").read_text())[server.model()]["limit"]
+        assert kept > first >= 8
+        again = _peak_of_a_run(tmp_path, server, str(tmp_path / "b.db"), 40)
+    assert again >= min(40, kept)  # its first round trip already sends that many

@@ -101,6 +101,9 @@ def test_lara_on_a_model_without_logprobs_is_refused_before_any_pair(tmp_path) -
     assert script.calls == 1  # the first pair's own question, asked once; nothing judged
     with open_store(db).read_session() as session:
         assert load_judgments(session, "pairs12-lara") == []
+    cli = runner.invoke(app, ["judge", str(EXAMPLES), "--model", model, "--db", db,
+                              "--method", "lara"])  # fmt: skip
+    assert isinstance(cli.exception, ConfigError) and "log-probabilities" in cli.exception.message
 
 
 def test_a_pilot_answered_from_the_cache_projects_what_its_pairs_needed(tmp_path) -> None:

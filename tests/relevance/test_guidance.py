@@ -14,6 +14,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from docket.audit.card import card_markdown, dataset_card
 from docket.errors import ConfigError, InputError
 from docket.jobs import JobSpec, run_job
 from docket.jobs.guidance import job_guidance
@@ -139,6 +140,8 @@ def test_instructions_replace_the_definition_and_the_grades_and_are_recorded(tmp
     assert {j.prompt_hash for _, j in run.judgments()} == {
         prompts.wording(INSTRUCTIONS).prompt_hash()
     }
+    card = card_markdown(dataset_card(run.store, "inst"))
+    assert "## The collection's definition of relevance\n\n> # Relevance for this" in card
     plain = JobSpec.of("single", scale="graded", model=spec.settings.model, db=db)
     with pytest.raises(ConfigError, match="already exists"):
         run_job(frame, plain, job="inst")  # dropping the instructions would mix prompts

@@ -7,13 +7,13 @@ import os
 import re
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
 import pytest
 from sqlalchemy import delete
 
-from docket.cli.common import EXIT_INCOMPLETE
 from docket.store import load_judgments, open_store, upsert_job
 from docket.store.claims import DONE, claim, mark_done
 from docket.store.tables import Job, JobNote, JobSpend, JudgmentRecord, PairClaim
@@ -58,9 +58,10 @@ def _two_workers_share(db: str, tmp_path: Path) -> None:
         outputs = [w.communicate(timeout=120) for w in workers]
         calls = [user_text(body) for body in server.requests]
     for worker, (out, err) in zip(workers, outputs, strict=True):
-        # A worker that left pairs to the other says the job is incomplete (exit 75).
-        expected = EXIT_INCOMPLETE if _left_to_other(out) else 0
-        assert worker.returncode == expected, err[-2000:]
+        # The worker that ends first waits while the other saves the pairs it holds: the
+        # job is complete when either exits, so both exit 0 and leave nothing to the other.
+        assert worker.returncode == 0, err[-2000:]
+        assert _left_to_other(out) == 0 and "incomplete" not in out
     store = open_store(db)
     try:
         with store.session() as session:
@@ -73,9 +74,7 @@ def _two_workers_share(db: str, tmp_path: Path) -> None:
         assert all(r.label == 1 and r.decided_by == "judge" for r in records)
         assert len(calls) == PAIRS  # each pair paid once across both processes
         stored = [int(out.split(" pairs in ")[0].split()[-1]) for out, _ in outputs]
-        busy = [_left_to_other(out) for out, _ in outputs]
-        # A worker that ends first saw some pairs held by the other and left them to it.
-        assert all(s <= PAIRS <= s + b for s, b in zip(stored, busy, strict=True))
+        assert stored == [PAIRS, PAIRS]
         now = [int(re.search(r"(\d+) judged by this run", out).group(1)) for out, _ in outputs]
         assert all(n > 0 for n in now) and sum(now) == PAIRS  # shared, at the same time
     finally:
@@ -112,3 +111,26 @@ def test_two_processes_share_a_postgres_job(tmp_path: Path) -> None:
     url = pg_schema_url(os.environ["DOCKET_TEST_POSTGRES_URL"])
     open_store(url).close()
     _two_workers_share(url, tmp_path)
+
+
+def test_a_surviving_worker_takes_over_a_killed_peers_pairs_at_once(tmp_path: Path) -> None:
+    db = str(tmp_path / "shared.db")
+    open_store(db).close()
+    pairs = _pairs(tmp_path)
+    with serve(lambda body: GOOD if "Egg note" in user_text(body) else "?", delay_s=0.3) as server:
+        doomed, survivor = (_worker(pairs, server.model(), db, "j", tmp_path) for _ in range(2))
+        while len(server.requests) < 12:  # both hold leases (5 minutes each) and call
+            time.sleep(0.05)
+        doomed.kill()  # no handler runs: its leases stay
+        doomed.communicate(timeout=30)  # reaped, as a shell does: its pid is gone
+        started = time.monotonic()
+        out, err = survivor.communicate(timeout=120)
+    assert survivor.returncode == 0, out + err[-2000:]
+    assert "incomplete" not in out and _left_to_other(out) == 0
+    assert time.monotonic() - started < 60  # it did not wait for the dead leases to expire
+    store = open_store(db)
+    with store.read_session() as session:
+        assert sorted(r.docid for r in load_judgments(session, "j")) == sorted(
+            f"d{i}" for i in range(PAIRS)
+        )
+    store.close()

@@ -120,8 +120,9 @@ def test_a_signal_saves_the_batch_prints_the_resume_line_and_exits(
         rerun = _judge(pairs, server.model(), db)
         _out, err = rerun.communicate(timeout=120)
         assert rerun.returncode == 0, err[-3000:]
-        # The rerun judged only what was not saved: 4 calls (2 agents x 2 rounds) a pair.
-        assert len(server.requests) - calls_before == 4 * (PAIRS - len(escalated))
+        # The rerun judged only what was not saved: at most 4 calls (2 agents x 2 rounds) a
+        # pair, fewer where the stopped run's answers were kept (tests/runner/test_paid_calls).
+        assert len(server.requests) - calls_before <= 4 * (PAIRS - len(escalated))
     escalated, queued, _ = _state(db)
     assert len(escalated) == PAIRS and queued == escalated
 

@@ -26,21 +26,22 @@ from tests.web.conftest import JSON, VERIFY_TOKENS, login, review_app, verify_ap
 ANN_VERIFY = next(iter(VERIFY_TOKENS))
 REVIEW = {
     ("GET", "/"): ("any", False),
+    ("GET", "/health"): ("public", False),
     ("GET", "/login"): ("public", False),
     ("POST", "/login"): ("login", False),
     ("POST", "/logout"): ("session", True),
     ("GET", "/queue"): ("any", False),
     ("GET", "/queue.json"): ("any", False),
-    ("GET", "/tasks/{task_id:int}"): ("any", False),
-    ("GET", "/tasks/{task_id:int}.json"): ("any", False),
+    ("GET", "/tasks/{task_id:task}"): ("any", False),
+    ("GET", "/tasks/{task_id:task}.json"): ("any", False),
     ("GET", "/next"): ("any", False),
     ("GET", "/next.json"): ("any", False),
     ("GET", "/stats"): ("any", False),
     ("GET", "/stats.json"): ("any", False),
     ("GET", "/admin"): ("any", False),
     ("GET", "/admin.json"): ("any", False),
-    ("POST", "/tasks/{task_id:int}/decision"): ("any", True),
-    ("POST", "/tasks/{task_id:int}/close"): ("any", True),
+    ("POST", "/tasks/{task_id:task}/decision"): ("any", True),
+    ("POST", "/tasks/{task_id:task}/close"): ("any", True),
     ("POST", "/admin/assign"): ("any", True),
     ("GET", "/static/{path}"): ("public", False),
 }
@@ -90,7 +91,7 @@ def routes(app: Any) -> Iterator[tuple[str, str]]:
 
 
 def _url(path: str) -> str:
-    return STATIC.get(path, path.replace("{task_id:int}", "1"))
+    return STATIC.get(path, path.replace("{task_id:task}", "1"))
 
 
 def _send(client: TestClient, method: str, path: str, **kw: Any):  # type: ignore[no-untyped-def]

@@ -26,6 +26,7 @@ from docket.audit.strata import check_job
 from docket.audit.systems import evaluate_systems_ppi
 from docket.holes.run import complete_qrels
 from docket.ir.formats import Qrels, Run, write_atomically
+from docket.jobs.guidance import job_guidance
 from docket.relevance.prompts import PROMPT_VERSION
 from docket.store.base import Store
 from docket.store.spend import spend_of
@@ -94,12 +95,15 @@ def dataset_card(
             "models_by_judgment": dict(models),
             "prompt_version": PROMPT_VERSION,
             "prompt_hashes": sorted(hashes),
-            "options": dict(row.options or {}),
+            "options": {k: v for k, v in (row.options or {}).items() if k != "instructions"},
+            # the collection's own definition of relevance, when the job judged by it
+            "instructions": (row.options or {}).get("instructions", ""),
             "input": row.source,
             "docket_version_judged": row.docket_version,
             "docket_version_exported": __version__,
             "created_at": row.created_at.isoformat() if row.created_at else None,
         }
+    provenance["guidance"] = job_guidance(store, job)
     cert = certificate(store, job, confidence=confidence, original=original)
     return DatasetCard(job, provenance, dict(cost), cert, qrels, systems)
 
@@ -121,6 +125,7 @@ def card_markdown(card: DatasetCard) -> str:
         f"- prompt version {p['prompt_version']}, prompt hashes recorded: "
         f"{', '.join(p['prompt_hashes']) or 'none'}",
         f"- input: {p['input'] or 'not recorded'}",
+        *_definition_lines(p),
         f"- docket {p['docket_version_judged']} (judged), {p['docket_version_exported']} (card)",
         "",
         "## Cost",
@@ -133,6 +138,21 @@ def card_markdown(card: DatasetCard) -> str:
     if card.systems is not None:
         lines += ["", *_systems_markdown(card.systems)]
     return "\n".join(lines) + "\n"
+
+
+def _definition_lines(p: dict[str, Any]) -> list[str]:
+    """Whose definition of relevance the labels follow: docket's, or the collection's."""
+    guidance = p.get("guidance") or {}
+    given = sum(bool(text) for text in guidance.values())
+    lines = [f"- query guidance: {given} of {len(guidance)} queries judged with the "
+             "collection's description of the query (texts in the JSON card)"] if guidance else []  # fmt: skip
+    if p.get("instructions"):
+        quoted = "\n".join(f"> {line}".rstrip() for line in p["instructions"].splitlines())
+        lines += ["", "## The collection's definition of relevance", "", quoted, ""]
+    else:
+        lines.append("- definition of relevance: docket's (prompt version "
+                     f"{p['prompt_version']})")  # fmt: skip
+    return lines
 
 
 def _systems_markdown(report: PpiReport) -> list[str]:

@@ -13,8 +13,6 @@ answer (None while unanswered); the certificate and prediction-powered evaluatio
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -27,7 +25,15 @@ from docket.audit.proportions import (
     neyman_weights,
     smoothed_error_rate,
 )
-from docket.audit.strata import CENSUS, Population, PopulationPair, check_job, read_population
+from docket.audit.strata import (
+    CENSUS,
+    Population,
+    PopulationPair,
+    check_job,
+    check_unchanged,
+    parse_size,
+    read_population,
+)
 from docket.errors import ConfigError, InputError
 from docket.review.queue import final_labels, relevance_key
 from docket.runner.escalate import queue_blind
@@ -92,29 +98,6 @@ class AuditedPair:
     reviewers: tuple[str, ...] = ()
 
 
-def parse_size(size: int | str, automatic: int) -> int:
-    """An audit size given as a count (``60``) or a share of the automatic labels (``5%``).
-
-    Raises:
-        InputError: not a count or percentage, or more than the automatic labels.
-    """
-    text = str(size).strip()
-    match = re.fullmatch(r"(\d+(?:\.\d+)?)%", text)
-    if match:
-        count = math.ceil(float(match.group(1)) / 100 * automatic)
-    elif text.isdigit():
-        count = int(text)
-    else:
-        raise InputError(f"'{text}' is neither a count nor a percentage", field="size")
-    if count < 1 or count > automatic:
-        raise InputError(
-            f"an audit of {count} pairs is impossible: the job has {automatic} automatic labels",
-            field="size",
-            hint=f"ask for 1 to {automatic} pairs (or a percentage)",
-        )
-    return count
-
-
 def draw_audit(
     store: Store,
     job: str,
@@ -150,10 +133,11 @@ def draw_audit(
         raise ConfigError(f"--allocation must be proportional or neyman, not '{allocation}'")
     with store.session() as session:
         drawn = _drawn_rows(session, job)
+        recorded = drawn[0].by if drawn else by or "outcome"
+        population = read_population(session, job, by=recorded, seed=seed)
+        total = parse_size(size, population.total)  # a size no audit can have, first
         by = _same_design(drawn, by, seed)
-        population = read_population(session, job, by=by, seed=seed)
-        _check_unchanged(population, drawn)
-        total = parse_size(size, population.total)
+        check_unchanged(population, drawn)
         counts = _counts(drawn)
         if total < sum(counts.values()):
             raise InputError(
@@ -195,17 +179,6 @@ def _same_design(drawn: list[AuditPairRow], by: str | None, seed: int) -> str:
             hint=f"pass --seed {first.seed} --by {first.by}",
         )
     return first.by
-
-
-def _check_unchanged(population: Population, drawn: list[AuditPairRow]) -> None:
-    sizes = population.sizes
-    for row in drawn:
-        if sizes.get(row.stratum) != row.stratum_size:
-            raise ConfigError(
-                f"job '{population.job}' has changed since its audit was drawn (stratum "
-                f"{row.stratum}: {row.stratum_size} pairs then, {sizes.get(row.stratum, 0)} now)",
-                hint="audit the finished job under a new name, or draw before resuming",
-            )
 
 
 def _weights(

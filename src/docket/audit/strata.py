@@ -10,6 +10,8 @@ stratum (:data:`CENSUS`), decided by humans.
 from __future__ import annotations
 
 import hashlib
+import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -17,7 +19,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from docket.errors import ConfigError
+from docket.errors import ConfigError, InputError
 from docket.store.audit_tables import AuditPairRow
 from docket.store.judgments import iter_judgments
 from docket.store.tables import Job
@@ -133,3 +135,43 @@ def audit_by(session: Session, job: str) -> str:
     """The strata of the job's audit (``outcome`` before any draw)."""
     found = session.scalars(select(AuditPairRow.by).where(AuditPairRow.job == job)).first()
     return found or "outcome"
+
+
+def parse_size(size: int | str, automatic: int) -> int:
+    """An audit size given as a count (``60``) or a share of the automatic labels (``5%``).
+
+    Raises:
+        InputError: not a count or percentage, or more than the automatic labels.
+    """
+    text = str(size).strip()
+    match = re.fullmatch(r"(\d+(?:\.\d+)?)%", text)
+    if match:
+        count = math.ceil(float(match.group(1)) / 100 * automatic)
+    elif text.isdigit():
+        count = int(text)
+    else:
+        raise InputError(f"'{text}' is neither a count nor a percentage", field="size")
+    if count < 1 or count > automatic:
+        raise InputError(
+            f"an audit of {count} pairs is impossible: the job has {automatic} automatic labels",
+            field="size",
+            hint=f"ask for 1 to {automatic} pairs (or a percentage)",
+        )
+    return count
+
+
+def check_unchanged(population: Population, drawn: list[AuditPairRow]) -> None:
+    """Refuse to extend an audit whose job has changed since the draw (its strata' sizes
+    differ): the recorded probabilities would no longer hold.
+
+    Raises:
+        ConfigError: a stratum's size differs from the one recorded at draw time.
+    """
+    sizes = population.sizes
+    for row in drawn:
+        if sizes.get(row.stratum) != row.stratum_size:
+            raise ConfigError(
+                f"job '{population.job}' has changed since its audit was drawn (stratum "
+                f"{row.stratum}: {row.stratum_size} pairs then, {sizes.get(row.stratum, 0)} now)",
+                hint="audit the finished job under a new name, or draw before resuming",
+            )

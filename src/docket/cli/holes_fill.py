@@ -122,9 +122,14 @@ def _print_not_written(filled: HoleFill, out_qrels: Path, provenance: Path) -> N
     fix = "run the same command again to finish"
     if run.failed and run.error is None and not run.outcome.busy:
         fix = "fix the cause and add --retry-failed, or add --allow-failed to write without them"
+    why = f"{missing} of {run.total} pairs are not judged (the judged ones are saved)"
+    if run.outcome.busy:  # judged by another process, so not missing: just not ours to write
+        why = (f"{run.outcome.busy} of {run.total} pairs were being judged by another process "
+               "of the same job when this one ended")  # fmt: skip
+        fix = "run the same command again when it has finished"
     console.print(
         f"[yellow]not written[/yellow]: {escape(out_qrels)} and {escape(provenance)}, since "
-        f"{missing} of {run.total} pairs are not judged (the judged ones are saved); {fix}",
+        f"{why}; {fix}",
         soft_wrap=True,
     )
 

@@ -32,7 +32,7 @@ from docket.cli.judging_flags import RUNNING, JudgingFlags, MethodOpt, judging_c
 from docket.cli.outputs import image_path, output_path
 from docket.cli.progress import progress_meter
 from docket.errors import UserError
-from docket.holes.oracle import BlankCorpus, BlankQueries, OracleJudge
+from docket.holes.oracle import BlankCorpus, BlankQueries, OracleJudge, oracle_spec
 from docket.holes.order import ORDERS
 from docket.holes.order_sim import OrderSimulation, simulate_orders
 from docket.holes.ordered import BATCH
@@ -118,7 +118,7 @@ def simulate_command(
             raise UserError("--queries and --corpus are needed unless the judge is --oracle")
         simulation = simulate_holes(
             qrels, run_paths(runs, more_runs), queries or BlankQueries(), corpus or BlankCorpus(),
-            spec,
+            oracle_spec(spec) if oracle else spec,
             on_progress=on_progress, judge=OracleJudge() if oracle else None, **common,
         )  # fmt: skip
     run = simulation.run

@@ -8,10 +8,12 @@ real holes have no gold label; a pair without one is refused, never labelled.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Iterator, Mapping
 
 from docket.errors import ConfigError
 from docket.ir.documents import Document
+from docket.jobs.spec import JobSpec
 from docket.relevance.types import Judgment, Pair
 
 
@@ -37,6 +39,19 @@ class BlankQueries(Mapping[str, str]):
 
     def __len__(self) -> int:
         return 0
+
+
+ORACLE_PAIRS_AT_ONCE = 1024
+"""Pairs the oracle judges at once: it calls no model, so one pair at a time (the embedded
+model's pace) would only mean a store commit and a claim per pair."""
+
+
+def oracle_spec(spec: JobSpec) -> JobSpec:
+    """``spec`` for the oracle: many pairs at once unless the caller set ``concurrency``."""
+    if "concurrency" in spec.settings.model_fields_set:
+        return spec
+    settings = spec.settings.model_copy(update={"concurrency": ORACLE_PAIRS_AT_ONCE})
+    return dataclasses.replace(spec, settings=settings)
 
 
 class OracleJudge:

@@ -25,11 +25,13 @@ that run (this is how existing judgments steer the order), a candidate is drawn 
 judged, a candidate already drawn through another run is skipped. Candidates that no run
 retrieves come last, in a seeded shuffle.
 
-The order is a pure function of the candidates, the runs, the qrels, the seed, the batch
-size and the labels of the pairs drawn so far: a rerun with the same inputs and a larger
-budget replays the same draws from the stored labels and continues from there. Feedback
-arrives per batch (:meth:`HoleOrder.update`); a pair without a label (escalated or failed)
-counts as non-relevant.
+The order is a pure function of the candidates, the runs, the qrels, the seed and the
+labels of the pairs drawn so far: a rerun with the same inputs and a larger budget replays
+the same draws from the stored labels and continues from there. Feedback arrives per batch
+(:meth:`HoleOrder.update`), and a batch holds at most one draw per query, so a query always
+has its earlier outcomes when it draws again: the batch size changes how many pairs are
+judged at once, not the order. A pair without a label (escalated or failed) counts as
+non-relevant.
 """
 
 from __future__ import annotations
@@ -198,10 +200,19 @@ class HoleOrder:
         self.drawn: list[Key] = []
 
     def next_batch(self, size: int) -> list[Key]:
-        """Draw up to ``size`` candidates, queries taking turns (no feedback within a batch)."""
+        """Draw up to ``size`` candidates, queries taking turns, one per query at most.
+
+        A batch ends before a query's second draw, so every query has the outcomes of its
+        earlier draws when it draws again: the order is the same for any ``size`` (it is
+        the order of ``size`` 1), and a larger batch only means fewer rounds of judging.
+        """
         batch: list[Key] = []
+        drawing: set[int] = set()  # ids of the queries drawn from in this batch
         while len(batch) < size and self._queries:
             query = self._queries[self._turn]
+            if id(query) in drawing:
+                break
+            drawing.add(id(query))
             found = query.pick()
             if found is None:
                 del self._queries[self._turn]  # the index now points at the next query

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 
 from docket.errors import UserError
 from docket.holes.fill import build_pairs
-from docket.holes.oracle import BlankCorpus, BlankQueries, OracleJudge
+from docket.holes.oracle import BlankCorpus, BlankQueries, OracleJudge, oracle_spec
 from docket.holes.order import ORDERS, HoleOrder, Key, parse_hole_count
 from docket.holes.ordered import BATCH, judge_in_order
 from docket.holes.run import (
@@ -103,6 +103,7 @@ def simulate_orders(
     """
     spec = spec or JobSpec.of()
     judge = OracleJudge() if oracle else judge
+    spec = oracle_spec(spec) if oracle else spec
     if (queries is None or corpus is None) and not oracle:
         raise UserError("--queries and --corpus are needed unless the judge is --oracle")
     original, systems, texts, documents = load_ir_inputs(

@@ -172,9 +172,9 @@ def fill_holes(
         whole_pool: judge the judged pooled pairs too (as ``audit``) and also return the
             qrels of the new labels alone (``result.whole_pool``), to compare the two
             completions (``docket eval systems --whole-pool-qrels``).
-        guidance, guidance_field: each query's guidance for the prompt (the collection's
-            description of what counts as relevant): ``{qid: text}`` or a file, or the
-            fields (``desc,narr``) of ``queries`` to read (:func:`load_guidance`).
+        guidance: each query's guidance for the prompt (the collection's description of
+            what counts as relevant): ``{qid: text}`` or a file (:func:`load_guidance`).
+        guidance_field: or the fields (``desc,narr``) of ``queries`` to read it from.
     """
     spec = spec or JobSpec.of()
     original, systems, texts, documents = load_ir_inputs(qrels, runs, queries, corpus, **inputs)
@@ -193,7 +193,9 @@ def fill_holes(
         count = len(by_key) if budget is None else parse_hole_count(budget, len(by_key))
         planner = HoleOrder(by_key, systems, original, order=order, seed=seed,
                             rel_level=rel_level)  # fmt: skip
+        kept = {"order": order, "seed": seed, "depth": depth, "rel_level": rel_level}
         run = judge_in_order(by_key, planner, count, spec, job=name, source=source_name(qrels),
+                             settings=kept,
                              batch=batch, on_progress=on_progress, judge=judge).run  # fmt: skip
     else:
         ranked = [(hole.qid, hole.docid) for hole in holes.by_pool_rank()]  # what --limit keeps

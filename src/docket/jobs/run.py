@@ -81,13 +81,15 @@ def run_job(
     loaded = spec.load(pairs)
     name = spec.job_name(loaded, job)
     models = ModelPool(spec.settings)
+    # A plan counts the prompts of the spec's method: it says nothing of a caller's judge.
+    tracked = spec if judge is None else _untracked(spec)
     judge = _judge(judge, spec, models)  # a bad model fails before the store opens
     models.check()  # a model id the server does not list is refused before the store opens
     opened = store_of(store, spec)
     check_judge(judge, loaded, opened, name)
     open_job(opened, name, spec, source or loaded.source, method=judge.method)
     check_guidance(opened, name, loaded.guidance)
-    planned = _track(loaded, spec, name, opened, models)
+    planned = _track(loaded, tracked, name, opened, models)
     caps = _caps(spec, opened, name, models)
     started = time.monotonic()
     tally, usage = _judge_all(opened, name, loaded, judge, caps, spec, models, on_progress)
@@ -107,6 +109,10 @@ def job_spec(spec: JobSpec | None, values: dict[str, Any]) -> JobSpec:
             f"give either a JobSpec or keyword options, not both ({', '.join(sorted(values))})"
         )
     return spec or JobSpec.of(**values)
+
+
+def _untracked(spec: JobSpec) -> JobSpec:
+    return dataclasses.replace(spec, bill=dataclasses.replace(spec.bill, track=False))
 
 
 def _judge(judge: Judge | None, spec: JobSpec, models: ModelPool) -> Judge:
@@ -141,19 +147,19 @@ def _judge_all(
     """The runner's loop over the pairs (within the caps), then the method's batch step."""
     feed = loaded if caps is None else until_stopped(loaded, caps)
     judge = judge if caps is None else CappedJudge(judge, caps)
-    tally = Tally()
+    tally, total = Tally(), len(loaded)
     report = on_progress or (lambda _settled, _total: None)
     with job_executor(spec.options, spec.settings) as executor:
         asyncio.run(
             judge_pairs(
                 store, job, feed, judge, concurrency=models.pairs_at_once(),
                 retry_failed=spec.retry_failed, tally=tally, executor=executor,
-                on_result=lambda _pair, _judgment: report(tally.settled, len(loaded)),
+                on_result=lambda _pair, _judgment: report(tally.settled, total),
                 required_reviews=spec.reviews,
             )
         )  # fmt: skip
         usage = run_usage(models, executor)
-    report(len(tally.seen) - tally.busy, len(loaded))
+    report(len(tally.seen) - tally.busy, total)
     # The batch step runs over what was finished even after a model failure: nothing is lost.
     finalize_job(store, job, judge)
     return tally, usage

@@ -1,13 +1,48 @@
-"""Persistent response cache: SQLite, keyed by a hash of the canonical request JSON."""
+"""Where answered calls are kept, keyed by a hash of the canonical request JSON.
+
+Two keepers share one lookup (:class:`Recall`) in :meth:`docket.llm.model.Model.generate`:
+the user's response cache (:class:`ResponseCache`, per machine, optional), and the call
+journal of the pair being judged, which the runner puts in :data:`pair_calls` for the
+pair's calls (kept with the job in the store whatever the cache setting, so a resume on
+any worker replays what was paid for).
+"""
 
 from __future__ import annotations
 
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
+from typing import Protocol
 
 from docket.llm.types import Completion
+
+
+class Recall(Protocol):
+    """Answers kept by request key: a hit means no call is made."""
+
+    def get(self, key: str) -> Completion | None:
+        """The kept answer to the request of ``key``, or None."""
+
+    def put(self, key: str, model: str, completion: Completion) -> None:
+        """Keep ``completion`` as the answer of ``model`` to the request of ``key``."""
+
+
+pair_calls: ContextVar[Recall | None] = ContextVar("docket_pair_calls", default=None)
+"""The call journal of the pair whose calls run in this context (None: no journal)."""
+
+
+@contextmanager
+def journaled(calls: Recall | None) -> Iterator[None]:
+    """Run the ``with`` block's calls (and the tasks it starts) with ``calls`` as journal."""
+    token = pair_calls.set(calls)
+    try:
+        yield
+    finally:
+        pair_calls.reset(token)
 
 
 class ResponseCache:

@@ -3,8 +3,11 @@
 The bound is the user's ``max_in_flight`` (or the provider's default). Within it the limit
 follows what the server shows, the way TCP finds a link's capacity:
 
-* it starts at :data:`START` (or at the slots a server reports) and, until the first sign
-  of overload, grows by one per answered call (doubling each round trip);
+* it starts at what is known: the bound the user set, the slots a server reports, or the
+  limit an earlier process reached against the same model
+  (:mod:`docket.llm.limit_memory`); only when nothing is known does it start at
+  :data:`START` and, until the first sign of overload, grow by one per answered call
+  (doubling each round trip);
 * after that it grows by one per round trip (``1 / limit`` per answered call);
 * it halves on a sign of overload: a 429, 503 or client timeout
   (:class:`~docket.errors.ServerBusyError`), a per-call deadline passed, or, for a call
@@ -27,6 +30,8 @@ import math
 import time
 from collections import deque
 from dataclasses import dataclass, field
+
+from docket.llm.limit_memory import Known, keep_limit, recall_limit
 
 log = logging.getLogger(__name__)
 
@@ -67,14 +72,30 @@ class AdaptiveLimit:
         name: the model's name, for the one warning line.
         timeout_s: the client timeout of one request, if any: an answer slower than half
             of it counts as overload whatever the fastest answer was.
+        user_bound: the user set ``bound``: start there (halving on overload still holds).
+        remember: start at the limit an earlier process reached against ``name`` (when
+            the user set no bound), and keep the limits this one reaches for the next.
     """
 
-    def __init__(self, bound: int, name: str, timeout_s: float | None = None) -> None:
+    def __init__(
+        self,
+        bound: int,
+        name: str,
+        timeout_s: float | None = None,
+        *,
+        user_bound: bool = False,
+        remember: bool = False,
+    ) -> None:
         self.bound = max(1, bound)
         self.name = name
         self.timeout_s = timeout_s
-        self.limit = float(min(self.bound, START))
-        self.slow_start = self.limit < self.bound
+        self.remember = remember
+        known = None if user_bound or not remember else recall_limit(name)
+        start = self.bound if user_bound else known.limit if known else START
+        self.limit = float(min(self.bound, start))
+        # A limit found by an overload is a ceiling to creep up from, not to double.
+        self.slow_start = self.limit < self.bound and not (known and known.overloaded)
+        self._kept = self.current
         self.fastest_s = math.inf
         self.epoch = 0
         self.decreases = 0
@@ -145,6 +166,14 @@ class AdaptiveLimit:
     def _increase(self) -> None:
         step = 1.0 if self.slow_start else 1.0 / self.limit
         self.limit = min(float(self.bound), self.limit + step)
+        if self.current >= 1.25 * self._kept or self._kept < self.current == self.bound:
+            self._keep()
+
+    def _keep(self) -> None:
+        # Rarely: on a decrease, or a quarter above what was kept (a ramp writes a few times).
+        self._kept = self.current
+        if self.remember:
+            keep_limit(self.name, Known(self.current, overloaded=self.decreases > 0))
 
     def _decrease(self, ticket: Ticket, why: float | str) -> None:
         self.slow_start = False
@@ -156,6 +185,7 @@ class AdaptiveLimit:
         if self.current == before:
             return  # already at one call: nothing lowered, nothing to tell
         self.decreases += 1
+        self._keep()
         reason = why if isinstance(why, str) else self._latency_text(why)
         if self.decreases == 1:
             log.warning(

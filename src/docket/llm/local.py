@@ -15,11 +15,13 @@ Settings: ``DOCKET_LOCAL_N_CTX`` (context tokens, default 8192) and ``DOCKET_LOC
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from docket.errors import ConfigError
 from docket.llm.gguf import (
@@ -51,16 +53,22 @@ def render_prompt(engine: LlamaEngine, messages: Sequence[Message]) -> str:
             f"'{engine.path.name}' has no chat template: it is not an instruct model",
             hint="use an instruction-tuned GGUF, or the embedded default --model local",
         )
+    chat = [{"role": m.role, "content": m.content} for m in messages]
+    return _formatter(engine, template)(messages=chat).prompt
+
+
+@functools.cache
+def _formatter(engine: LlamaEngine, template: str) -> Any:
+    """The engine's chat formatter, compiled once: compiling the Jinja template took 0.2 s,
+    which a plan paid on every prompt it counted."""
     from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
     llm = engine.llm
-    formatter = Jinja2ChatFormatter(
+    return Jinja2ChatFormatter(
         template=template,
         eos_token=llm.detokenize([llm.token_eos()], special=True).decode(errors="ignore"),
         bos_token=llm.detokenize([llm.token_bos()], special=True).decode(errors="ignore"),
     )
-    chat = [{"role": m.role, "content": m.content} for m in messages]
-    return formatter(messages=chat).prompt
 
 
 @dataclass

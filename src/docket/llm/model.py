@@ -22,7 +22,7 @@ from docket.errors import (
     TransientModelError,
     UnreadableReplyError,
 )
-from docket.llm.cache import ResponseCache
+from docket.llm.cache import Recall, ResponseCache, pair_calls
 from docket.llm.limit import AdaptiveLimit
 from docket.llm.provider import Provider, create_provider, parse_model_name
 from docket.llm.retry_log import RetryLog
@@ -74,11 +74,11 @@ class RetryPolicy:
 class CallGate(Protocol):
     """Sees every provider call (each retry too): may refuse it, and learns what it cost.
 
-    ``before`` raises to refuse the call (a budget cap); ``after`` gets the completion, or
-    None when the attempt failed (a provider bills failed attempts too).
+    ``before`` raises to refuse the call (a budget cap), or waits for room; ``after`` gets
+    the completion, or None when the attempt failed (a provider bills failed attempts too).
     """
 
-    def before(self, request: Request) -> Any:
+    async def before(self, request: Request) -> Any:
         """Admit one call of ``request``; returns a ticket for :meth:`after`."""
 
     def after(self, ticket: Any, completion: Completion | None) -> None:
@@ -96,7 +96,9 @@ class Model:
         max_concurrency: the most calls in flight to this model (the user's
             ``max_in_flight``); None keeps the provider's default (64 for served models, 1
             for ``local``). Within it, :class:`~docket.llm.limit.AdaptiveLimit` follows
-            what the server shows (slots it reports, latency, 429/503, timeouts).
+            what the server shows (slots it reports, latency, 429/503, timeouts); it
+            starts at this bound when one is given, else at the limit an earlier process
+            reached against this model, else it ramps up.
         request_timeout_s: seconds one HTTP request may take before it counts as a
             transient failure (providers with a client timeout only).
         gate: sees each provider call, retries included (budget caps); None: no gate.
@@ -126,8 +128,10 @@ class Model:
         self.usage = Usage()
         self.gate = gate
         self.limit = AdaptiveLimit(
-            self.max_concurrency, self.name, getattr(provider, "timeout_s", None)
-        )
+            self.max_concurrency, self.name, getattr(provider, "timeout_s", None),
+            # Remembered for served models (those that can be asked what they serve).
+            user_bound=max_concurrency is not None, remember=hasattr(provider, "probe"),
+        )  # fmt: skip
         self.retry_log = RetryLog(self.name)
         self._probed = False
         self._probe_task: asyncio.Task[None] | None = None
@@ -174,17 +178,29 @@ class Model:
         spent queueing behind other calls (one slot for the embedded model) does not count;
         a call past it raises :class:`ModelTimeoutError` and is not retried.
         """
-        key = request.cache_key(self.name) if self.cache is not None else ""
-        if self.cache is not None and (hit := self.cache.get(key)) is not None:
+        journal = pair_calls.get()
+        keepers = [k for k in (journal, self.cache) if k is not None]
+        key = request.cache_key(self.name) if keepers else ""
+        if (hit := self._recall(key, keepers)) is not None:
             completion = replace(hit, cached=True, retries=0)
             self.usage.add_completion(self.name, completion)
             return completion
         await self._ask_server_once()
         completion = await self._call_with_retries(request, timeout_s)
-        if self.cache is not None:
-            self.cache.put(key, self.name, completion)
+        for keeper in keepers:
+            keeper.put(key, self.name, completion)
         self.usage.add_completion(self.name, completion)
         return completion
+
+    def _recall(self, key: str, keepers: list[Recall]) -> Completion | None:
+        # The pair's journal first (kept with the job), then the user's cache; a cache hit
+        # goes into the journal too, so a resume elsewhere (another cache) replays it.
+        for index, keeper in enumerate(keepers):
+            if (hit := keeper.get(key)) is not None:
+                for earlier in keepers[:index]:
+                    earlier.put(key, self.name, hit)
+                return hit
+        return None
 
     async def _call_with_retries(self, request: Request, timeout_s: float | None) -> Completion:
         # Retries are counted on the completion (so each judgment's usage records them) and
@@ -245,7 +261,7 @@ class Model:
     async def _gated_call(self, request: Request, timeout_s: float | None) -> Completion:
         if self.gate is None:
             return await self._call_once(request, timeout_s)
-        admitted = self.gate.before(request)  # may refuse: a budget cap
+        admitted = await self.gate.before(request)  # may refuse (a budget cap), or wait
         completion = None
         try:
             completion = await self._call_once(request, timeout_s)

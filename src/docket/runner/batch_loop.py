@@ -18,24 +18,31 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
 from docket.errors import CapReachedError, ModelUnavailableError, RequestRefusedError
 from docket.fanout import bounded_each
+from docket.llm.cache import journaled
 from docket.relevance.types import Judge, Judgment, Pair
-from docket.runner.batches import Claimer, Key, Tally, Writer, new_owner
+from docket.runner.batches import FLUSH_EVERY_S, Claimer, Key, Tally, Writer, new_owner
+from docket.runner.journal import CallJournal
 from docket.runner.records import judgment_from_record, pair_from_record, save_judgment
 from docket.runner.saving import SavingExecutor, SharedJob, judge_elsewhere
 from docket.store.base import Store
 from docket.store.claims import DEFAULT_LEASE_S, failed_pairs
-from docket.store.judgments import finished_keys, load_judgments
+from docket.store.judgments import finished_keys, labels_of, load_judgments
 
 log = logging.getLogger(__name__)
 OnResult = Callable[[Pair, Judgment | None], None]
 MAX_BATCH = 64
 MAX_CLAIM = 256
+PEER_POLL_S = 0.25
+"""How often a run whose input is done looks again at the pairs other workers hold."""
+PEER_PATIENCE_S = 3.0
+"""How long it waits for those workers to save one of them before it leaves them."""
 
 
 async def judge_pairs(
@@ -69,7 +76,10 @@ async def judge_pairs(
     owner = owner or new_owner()
     tally = tally if tally is not None else Tally()
     claim_batch = min(concurrency, MAX_CLAIM)
-    claimer = _claimer(store, job, owner, claim_batch, tally, retry_failed, lease_s, filtered)
+    journal = CallJournal(job)
+    claimer = _claimer(store, job, owner, claim_batch, tally, retry_failed, lease_s, filtered,
+                       pairs)  # fmt: skip
+    claimer.journal = journal
     if isinstance(executor, SavingExecutor) and executor.saves_in(store):
         shared = SharedJob(job, owner, retry_failed, lease_s, required_reviews)
         todo = claimer.todo(pairs)
@@ -77,14 +87,16 @@ async def judge_pairs(
                                                      concurrency, on_result))  # fmt: skip
     # Claims come a window ahead (one transaction per window); commits every MAX_BATCH.
     reviews = None if getattr(judge, "batch_step", True) else required_reviews
-    writer = Writer(store, job, owner, max(1, min(concurrency, MAX_BATCH)), reviews)
-    heartbeat = asyncio.ensure_future(_renew_forever(claimer, lease_s / 3))
+    writer = Writer(store, job, owner, max(1, min(concurrency, MAX_BATCH)), reviews, journal)
+    heartbeat = asyncio.ensure_future(_keep_alive(claimer, writer, lease_s / 3))
     error = None
     try:
+        local = executor or LocalExecutor(judge, journal)
         error = await _judge_claimed(
-            claimer.pairs(pairs), executor or LocalExecutor(judge), writer, tally,
-            concurrency, on_result,
-        )  # fmt: skip
+            claimer.pairs(pairs), local, writer, tally, concurrency, on_result
+        )
+        if error is None:
+            error = await _after_peers(claimer, local, writer, tally, concurrency, on_result)
     finally:
         heartbeat.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -101,6 +113,18 @@ def _outcome(tally: Tally, error: ModelUnavailableError | None) -> Tally:
     return tally
 
 
+LISTED_LOOKUP = 5000
+"""Inputs up to this many listed pairs look up their own keys in the store."""
+
+
+def _listed_keys(pairs: Iterable[Pair]) -> list[Key] | None:
+    """The keys of a small input held in a list (None for a stream or a large input)."""
+    listed = getattr(pairs, "pairs", pairs)
+    if isinstance(listed, list | tuple) and len(listed) <= LISTED_LOOKUP:
+        return [pair.key for pair in listed]
+    return None
+
+
 def _claimer(
     store: Store,
     job: str,
@@ -110,12 +134,18 @@ def _claimer(
     retry: bool,
     lease_s: float,
     filtered: bool,
+    pairs: Iterable[Pair] = (),
 ) -> Claimer:
     done: set[Key] = set()
     failed: set[Key] = set()
     if not filtered:
         with store.read_session() as session:
-            done = finished_keys(session, job)
+            # a small listed input (a batch of an ordered fill) looks up its own keys, not
+            # every key of a large job
+            keys = _listed_keys(pairs)
+            done = (
+                finished_keys(session, job) if keys is None else set(labels_of(session, job, keys))
+            )
             failed = {(q, d) for q, d, _ in failed_pairs(session, job)}
     return Claimer(store, job, owner, batch, done, failed, tally, retry, lease_s)
 
@@ -126,10 +156,14 @@ CAPPED = "\0budget cap"
 """The reason of a pair a budget cap stopped: neither saved nor marked failed."""
 
 
-async def judge_one(judge: Judge, pair: Pair) -> Outcome:
-    """Judge one pair; a refused request becomes a failed outcome, not an exception."""
+async def judge_one(judge: Judge, pair: Pair, journal: CallJournal | None = None) -> Outcome:
+    """Judge one pair; a refused request becomes a failed outcome, not an exception.
+
+    With a ``journal``, the pair's calls replay what it kept and note what they answer.
+    """
     try:
-        return pair, await judge.judge(pair), ""
+        with journaled(journal.begin(pair.key) if journal is not None else None):
+            return pair, await judge.judge(pair), ""
     except RequestRefusedError as exc:
         log.warning("pair (%s, %s) failed: %s", pair.qid, pair.docid, exc.message)
         return pair, None, exc.message
@@ -150,11 +184,12 @@ class LocalExecutor:
     """Judges in this process's event loop through the one fan-out helper."""
 
     judge: Judge
+    journal: CallJournal | None = None
 
     async def outcomes(self, pairs: Iterable[Pair], concurrency: int) -> AsyncIterator[Outcome]:
         """Outcomes in completion order, at most ``concurrency`` pairs at once."""
         async for _, outcome in bounded_each(
-            pairs, lambda pair: judge_one(self.judge, pair), limit=concurrency
+            pairs, lambda pair: judge_one(self.judge, pair, self.journal), limit=concurrency
         ):
             yield outcome
 
@@ -184,10 +219,49 @@ async def _judge_claimed(
     return None
 
 
-async def _renew_forever(claimer: Claimer, every_s: float) -> None:
+async def _after_peers(
+    claimer: Claimer,
+    executor: Executor,
+    writer: Writer,
+    tally: Tally,
+    concurrency: int,
+    on_result: OnResult | None,
+) -> ModelUnavailableError | None:
+    """Stay while other workers finish the pairs they held; take over those of a stopped one.
+
+    A pair saved by its worker counts as judged before; one whose worker died on this host
+    (or whose lease expired) is claimed and judged here at once. The run leaves the rest
+    to their workers (``busy``: the job is incomplete) once none of them settled for
+    :data:`PEER_PATIENCE_S`.
+    """
+    quiet_since = time.monotonic()
+    while claimer.waiting:
+        left = len(claimer.waiting)
+        mine = claimer.retake()
+        if mine:
+            error = await _judge_claimed(mine, executor, writer, tally, concurrency, on_result)
+            if error is not None:
+                return error
+        if len(claimer.waiting) < left:
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since >= PEER_PATIENCE_S:
+            break
+        if claimer.waiting:
+            await asyncio.sleep(PEER_POLL_S)
+    return None
+
+
+async def _keep_alive(claimer: Claimer, writer: Writer, renew_every_s: float) -> None:
+    # Leases renewed, and the calls of pairs in flight written, while the calls run: a
+    # run killed outright loses at most the last half second of answers.
+    renewed = time.monotonic()
     while True:
-        await asyncio.sleep(every_s)
-        claimer.renew()
+        await asyncio.sleep(min(FLUSH_EVERY_S, renew_every_s))
+        if time.monotonic() - writer.last_flush >= FLUSH_EVERY_S:
+            writer.flush()
+        if time.monotonic() - renewed >= renew_every_s:
+            claimer.renew()
+            renewed = time.monotonic()
 
 
 def finalize_job(store: Store, job: str, judge: Judge) -> None:

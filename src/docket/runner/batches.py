@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from docket.errors import ModelUnavailableError
 from docket.relevance.types import Judgment, Pair
 from docket.runner.escalate import queue_escalated
+from docket.runner.journal import CallJournal
 from docket.runner.records import add_judgments
 from docket.store.base import Store
 from docket.store.claims import (
@@ -112,6 +113,9 @@ class Claimer:
     tally: Tally
     retry_failed: bool = False
     lease_s: float = DEFAULT_LEASE_S
+    journal: CallJournal | None = None
+    waiting: list[Pair] = field(default_factory=list)
+    """Pairs other workers held when this one came to them (counted in ``tally.busy``)."""
 
     def pairs(self, source: Iterable[Pair]) -> Iterator[Pair]:
         """The pairs of ``source`` still to judge here, claimed a batch at a time."""
@@ -149,12 +153,22 @@ class Claimer:
             others = [key for key in keys if key not in held]
             done = done_among(session, self.job, others) if others else set()
             mine = done_among(session, self.job, list(done), self.owner) if done else set()
+            if self.journal is not None and held:
+                self.journal.read(session, list(held))  # calls an earlier run paid for
         # Saved under this owner by an earlier attempt of the same batch (its Ray worker
         # died after a commit): judged by this run, not before it.
         self.tally.judged += len(mine)
         self.tally.skipped += len(done) - len(mine)  # judged by another worker meanwhile
         self.tally.busy += len(others) - len(done)
+        self.waiting += [p for p in chunk if p.key not in held and p.key not in done]
         return [pair for pair in chunk if pair.key in held]
+
+    def retake(self) -> list[Pair]:
+        """Look again at the pairs left to other workers: count those they finished, and
+        claim those whose worker stopped (dead on this host, or its lease expired)."""
+        chunk, self.waiting = self.waiting, []
+        self.tally.busy -= len(chunk)
+        return self._claim(chunk)  # counts the finished as skipped, the held as busy again
 
     def _claim_keys(self, session: Session, keys: list[Key]) -> set[Key]:
         """Claim ``keys``; leases of dead processes on this host are taken back at once."""
@@ -190,7 +204,8 @@ class Writer:
 
     With ``reviews`` set, escalated judgments are queued for that many reviewers in the
     transaction that saves them (methods without a batch step; the others queue after
-    it).
+    it). With a ``journal``, each commit also keeps the answered calls of the pairs still
+    in flight and drops those of the pairs it saves (:mod:`docket.runner.journal`).
     """
 
     store: Store
@@ -198,12 +213,15 @@ class Writer:
     owner: str
     batch: int
     reviews: int | None = None
+    journal: CallJournal | None = None
     results: list[tuple[Pair, Judgment]] = field(default_factory=list)
     failures: list[tuple[Key, str]] = field(default_factory=list)
     last_flush: float = field(default_factory=time.monotonic)
 
     def add(self, pair: Pair, judgment: Judgment | None, reason: str) -> None:
         """Buffer one outcome; commit when the batch is full or old enough."""
+        if self.journal is not None:
+            self.journal.settle(pair.key)
         if judgment is None:
             self.failures.append((pair.key, reason))
         else:
@@ -215,11 +233,14 @@ class Writer:
     def flush(self) -> None:
         """Commit everything buffered in one transaction."""
         self.last_flush = time.monotonic()
-        if not (self.results or self.failures):
+        journal = self.journal if self.journal is not None and self.journal.pending else None
+        if not (self.results or self.failures or journal):
             return
         results, failures = self.results, self.failures
         self.results, self.failures = [], []
         with self.store.session() as session:
+            if journal is not None:
+                journal.write(session)
             add_judgments(session, self.job, results)
             mark_done(session, self.job, [pair.key for pair, _ in results], self.owner)
             mark_failed(session, self.job, failures)

@@ -19,6 +19,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event, make_url
+from sqlalchemy import text as sql_text
 from sqlalchemy.exc import ArgumentError, DatabaseError, DBAPIError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -105,19 +106,61 @@ class Store:
                 session.commit()
             except OperationalError as exc:
                 session.rollback()
+                if _server_gone(exc):
+                    raise StoreError(
+                        f"database {self.label}: the database server went away "
+                        f"({_first_line(exc)})",
+                        hint="start it (or wait for it) and run the same command again: "
+                        "finished work is saved and a rerun resumes",
+                    ) from exc
                 raise store_error(self.label, exc) from exc
             except Exception:
                 session.rollback()
                 raise
+
+    def reachable(self) -> bool:
+        """Whether the database answers now (a web app's ``/health``)."""
+        try:
+            with self.read_session() as session:
+                session.execute(sql_text("SELECT 1"))
+        except (StoreError, DBAPIError):
+            return False
+        return True
 
     def close(self) -> None:
         """Dispose of the engine's connections."""
         self.engine.dispose()
 
 
+_GONE = (
+    "server closed the connection",
+    "terminating connection",
+    "connection refused",
+    "could not connect",
+    "connection is closed",
+    "connection already closed",
+    "the database system is shutting down",
+    "the database system is starting up",
+    "consuming input failed",
+    "connection to server",
+)
+
+
+def _first_line(exc: DBAPIError) -> str:
+    return (str(exc.orig) if exc.orig else str(exc)).strip().splitlines()[0]
+
+
+def _server_gone(exc: DBAPIError) -> bool:
+    """A database server that was reachable stopped answering (restart, outage)."""
+    if exc.connection_invalidated:
+        return True
+    lowered = (str(exc.orig) if exc.orig else str(exc)).lower()
+    return any(sign in lowered for sign in _GONE)
+
+
 def store_error(label: str, exc: OperationalError) -> StoreError:
     """One line for a database failure, with the fix for the common ones."""
-    reason = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+    reason = _first_line(exc)
     lowered = reason.lower()
     hint = "check the --db setting"
     if "full" in lowered:

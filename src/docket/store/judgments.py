@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, tuple_
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -74,6 +74,24 @@ def finished_keys(session: Session, job: str) -> set[tuple[str, str]]:
         select(JudgmentRecord.qid, JudgmentRecord.docid).where(JudgmentRecord.job == job)
     )
     return {(qid, docid) for qid, docid in rows}
+
+
+def labels_of(
+    session: Session, job: str, keys: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], int | None]:
+    """The stored label of each of ``keys`` that ``job`` judged (by qid, then filtered)."""
+    wanted = sorted(set(keys))
+    found: dict[tuple[str, str], int | None] = {}
+    for start in range(0, len(wanted), 400):  # keep each IN list short
+        chunk = wanted[start : start + 400]
+        rows = session.execute(
+            select(JudgmentRecord.qid, JudgmentRecord.docid, JudgmentRecord.label).where(
+                JudgmentRecord.job == job,
+                tuple_(JudgmentRecord.qid, JudgmentRecord.docid).in_(chunk),
+            )
+        )
+        found.update({(q, d): label for q, d, label in rows})
+    return found
 
 
 def judged_queries(session: Session, job: str, qids: Sequence[str]) -> set[str]:

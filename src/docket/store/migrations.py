@@ -141,6 +141,9 @@ LEDGER: tuple[Migration, ...] = (
     Migration(5, "job spend and notes", (CreateTables(("job_spend", "job_notes")),)),
     # Issue 23: the pairs drawn into a label audit, with their inclusion probabilities.
     Migration(6, "label audit draws", (CreateTables(("audit_pairs",)),)),
+    # Issue 26: the answered calls of unfinished pairs stay with the job, so a resume on any
+    # worker replays them instead of paying again, whatever the response cache setting.
+    Migration(7, "call journal", (CreateTables(("call_journal",)),)),
 )
 
 

@@ -108,3 +108,24 @@ class JobNote(Base):
     kind: Mapped[str] = mapped_column(String(40))
     data: Mapped[dict[str, Any]] = mapped_column(JSON, default=dict)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class CallRecord(Base):
+    """One answered LLM call of a pair not yet saved: the job's call journal.
+
+    A run writes the answered calls of its unfinished pairs here (every half second, and
+    when it stops), whatever the response cache setting, and deletes them in the
+    transaction that saves the pair; a resume on any worker replays them instead of
+    paying for them again. ``key`` is the hash of the canonical request
+    (:meth:`docket.llm.types.Request.cache_key`), the response cache's key too.
+    """
+
+    __tablename__ = "call_journal"
+
+    job: Mapped[str] = mapped_column(String(200), primary_key=True)
+    qid: Mapped[str] = mapped_column(String(200), primary_key=True)
+    docid: Mapped[str] = mapped_column(String(400), primary_key=True)
+    key: Mapped[str] = mapped_column(String(80), primary_key=True)
+    model: Mapped[str] = mapped_column(String(400))
+    completion: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -13,16 +13,21 @@ from pathlib import Path
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from starlette.concurrency import run_in_threadpool
 
+from docket.errors import StoreError
+from docket.version import __version__
 from docket.web.errors import (
+    STORE_DOWN,
     HtmlErrorPage,
     HttpError,
     NotAuthenticated,
     answer,
     install_error_handlers,
+    store_unavailable,
 )
 from docket.web.kit import WebKit
 from docket.web.middleware import ASGIApp, BodyLimits, Gate, HostCheck, Scope, SecurityHeaders
@@ -61,6 +66,8 @@ def stranger_gate(kit: WebKit, public: tuple[str, ...] = PUBLIC_BODY_PATHS) -> G
             found = await run_in_threadpool(kit.viewer, request)
         except HttpError as exc:
             return answer(request, exc.status, exc.message, exc.hint, {**exc.headers, **CLOSE})
+        except StoreError as exc:  # the database is down: no one can be checked
+            return store_unavailable(request, exc, CLOSE)
         if found is not None:
             return None
         refusal = NotAuthenticated()
@@ -108,6 +115,7 @@ def create_web_app(
         app.state.templates = templates(pages)
         app.include_router(login_router)
     install_error_handlers(app, html_errors)
+    _add_health(app, kit)
     for prefix, folder in (static or {}).items():
         app.mount(prefix, StaticFiles(directory=folder), name=prefix.strip("/").replace("/", "-"))
     settings = kit.settings
@@ -121,3 +129,13 @@ def create_web_app(
     app.add_middleware(HostCheck, allowed=settings.allowed_hosts)
     app.add_middleware(SecurityHeaders)
     return app
+
+
+def _add_health(app: FastAPI, kit: WebKit) -> None:
+    @app.get("/health", tags=["meta"], response_model=None)
+    def health() -> dict[str, str] | Response:
+        """``ok`` while the store answers; 503 while it does not (no store details)."""
+        if not kit.store.reachable():
+            body = {"status": "unavailable", "error": STORE_DOWN, "hint": "try again later"}
+            return JSONResponse(body, status_code=503, headers={"Retry-After": "30"})
+        return {"status": "ok", "version": __version__}

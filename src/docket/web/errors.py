@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from docket.errors import UserError
+from docket.errors import StoreError, UserError
 
 log = logging.getLogger(__name__)
 HtmlErrorPage = Callable[[Request, int, dict[str, Any]], Response | None]
@@ -93,6 +93,20 @@ def answer(
     return error_response(status, message, hint, headers)
 
 
+STORE_DOWN = "the store is unavailable"
+
+
+def store_unavailable(request: Request, exc: StoreError, headers: Headers = None) -> Response:
+    """503 for a database that failed under a request: no store details go to the client.
+
+    Not the caller's fault, so never a 400; its user, host, port and name stay in the log.
+    """
+    log.error("%s %s: %s (%s)", request.method, request.url.path, exc.message, exc.hint)
+    return answer(
+        request, 503, STORE_DOWN, "try again in a minute", {**(headers or {}), "Retry-After": "30"}
+    )
+
+
 def install_error_handlers(app: FastAPI, html_page: HtmlErrorPage | None = None) -> None:
     """Answer every refusal of ``app`` in the one shape (or the HTML page for browsers)."""
     app.state.html_errors = html_page  # read by :func:`answer`, also outside the handlers
@@ -108,6 +122,8 @@ def install_error_handlers(app: FastAPI, html_page: HtmlErrorPage | None = None)
         return error_response(422, _validation_message(exc), "fix the request body")
 
     async def on_user_error(request: Request, exc: UserError) -> Response:
+        if isinstance(exc, StoreError):
+            return store_unavailable(request, exc)
         status = int(getattr(exc, "status_code", 400))
         return answer(request, status, exc.message, exc.hint)
 

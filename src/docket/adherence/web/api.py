@@ -57,12 +57,6 @@ def require_token(request: Request, _scheme: Annotated[Any, Depends(bearer)]) ->
 router = APIRouter()
 
 
-@router.get("/health", tags=["meta"])
-def health() -> dict[str, str]:
-    """The server is up; its docket version."""
-    return {"status": "ok", "version": __version__}
-
-
 @router.get("/v1/rules", tags=["verify"], response_model=list[RuleInfo])
 def rules(request: Request, caller: Annotated[Viewer, Depends(require_token)]) -> list[RuleInfo]:
     """The rules every submission is checked against."""

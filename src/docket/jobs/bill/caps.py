@@ -110,6 +110,8 @@ class CapGate:
         self.options, self.model = options, model
         self.stopped = ""
         self.in_flight = 0
+        self.waiting: dict[int, int] = {}
+        """Started pairs (by their hold) with calls waiting for room past the hold."""
         with store.session() as session:
             ensure_spend(session, job)
 
@@ -142,11 +144,14 @@ class CapGate:
                         f"the next pair or call may need up to {need:,.4g}")  # fmt: skip
         return "a spend cap"
 
-    async def worst_of_pair(self, pair: Pair) -> Delta:
-        """The pair's most calls (a dry run), their worst tokens and cost, one escalation."""
+    async def worst_of_pair(self, pair: Pair) -> tuple[Delta, Delta]:
+        """The pair's most calls (a dry run), their worst tokens and cost, one escalation;
+        and the same with one more call (its costliest), a spare for a retry or a re-ask."""
         # A runner per pair: pairs run concurrently, and a runner's record is one pair's.
         requests = [r for _, r in (await DryRunner(self.options, self.model).run(pair)).most]
-        return self._sum([self._worst(r) for r in requests], escalations=1)
+        calls = [self._worst(r) for r in requests]
+        spare = [max(calls, key=lambda d: d["tokens"])] if calls else []
+        return self._sum(calls, escalations=1), self._sum(calls + spare, escalations=1)
 
     def _worst(self, request: Request) -> Delta:
         tokens = worst_tokens(request)
@@ -165,18 +170,26 @@ class CapGate:
 
     # -- the pair guard ------------------------------------------------------------------
     async def start_pair(self, pair: Pair) -> Hold:
-        """Hold the pair's worst case; raises CapReachedError if a cap would pass."""
-        worst = await self.worst_of_pair(pair)
+        """Hold the pair's worst case; raises CapReachedError if a cap would pass.
+
+        The hold has a spare call, so a pair that needs a retry (a server error) or a
+        re-ask finishes within its own hold instead of being stopped half-way at the cap;
+        pairs that do not use it give it back when they end, for the pairs still in
+        flight. Only a pair that would run alone starts without it, if that is all that fits.
+        """
+        worst, spared = await self.worst_of_pair(pair)
         # Pairs in flight hold their worst case and give most of it back: wait for them
         # before deciding that this pair does not fit.
-        while not self.stopped and not self._take(worst):
+        while not self.stopped:
+            # Without its spare only when it would start alone: the job's last pair.
+            for held in (spared, worst) if not self.in_flight else (spared,):
+                if self._take(held):
+                    self.in_flight += 1
+                    return Hold(dict(held))
             if not self.in_flight:
                 raise self._stop(worst)
             await asyncio.sleep(WAIT_S)
-        if self.stopped:
-            raise CapReachedError(self.stopped)
-        self.in_flight += 1
-        return Hold(dict(worst))
+        raise CapReachedError(self.stopped)
 
     def end_pair(self, hold: Hold, judgment: Judgment | None) -> None:
         """Return what the pair did not use (its escalation, if it did not escalate)."""
@@ -205,16 +218,31 @@ class CapGate:
         )
 
     # -- the call gate (docket.llm.model.CallGate) ---------------------------------------
-    def before(self, request: Request) -> Any:
-        """Spend a call's worst case from the pair's hold, else from the row (or refuse)."""
+    async def before(self, request: Request) -> Any:
+        """Spend a call's worst case from the pair's hold, else from the row (or refuse).
+
+        A started pair's call past its hold (more retries than its spare) waits while
+        other pairs are in flight: they give back what they did not use when they end. It
+        is refused only when every pair in flight waits too (none will give anything back).
+        """
         need = self._worst(request)
         hold = _PAIR.get()
         if hold is not None and all(hold.left.get(k, 0) >= v for k, v in need.items()):
             for name, value in need.items():
                 hold.left[name] -= value
             return (need, hold)
-        if not self._take(need):
-            raise self._stop(need)
+        if hold is not None:
+            self.waiting[id(hold)] = self.waiting.get(id(hold), 0) + 1
+        try:
+            while not self._take(need):
+                if hold is None or len(self.waiting) >= self.in_flight:
+                    raise self._stop(need)
+                await asyncio.sleep(WAIT_S)
+        finally:
+            if hold is not None:
+                self.waiting[id(hold)] -= 1
+                if not self.waiting[id(hold)]:
+                    del self.waiting[id(hold)]
         return (need, None)
 
     def after(self, ticket: Any, completion: Completion | None) -> None:

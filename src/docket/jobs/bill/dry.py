@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from docket.llm.cache import journaled
 from docket.llm.model import Model
 from docket.llm.types import Completion, Request, TokenLogprob
 from docket.relevance import Judge, JudgeOptions, build_judge, prompts
@@ -102,9 +103,12 @@ class DryRunner:
 
     async def run(self, pair: Pair) -> DryPair:
         """The pair's requests when all agree and when none agree."""
-        await self.judges["agree"].judge(pair)
-        fewest = self.pools["agree"].take()
-        await self.judges["disagree"].judge(pair)
+        # Stand-in replies are never answers: kept out of the pair's call journal (a pair
+        # under a budget cap is dry-run inside its own judging).
+        with journaled(None):
+            await self.judges["agree"].judge(pair)
+            fewest = self.pools["agree"].take()
+            await self.judges["disagree"].judge(pair)
         return DryPair(fewest, self.pools["disagree"].take())
 
 

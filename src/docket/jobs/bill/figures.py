@@ -25,6 +25,9 @@ from docket.relevance.options import JudgeOptions
 from docket.store.review_tables import Decision
 
 DEFAULT_DISAGREE_SHARE = 0.5
+PAIR_OVERHEAD_S = 0.001
+"""docket's own time per pair besides waiting for calls (store, parsing; about 1 ms on an idle
+core, ``benchmarks/judge_throughput.py``): a plan adds it, a pilot measures its own."""
 DEFAULT_REVIEW_S = 60.0
 """Seconds a reviewer spends per escalated pair when the store has no recorded decisions."""
 

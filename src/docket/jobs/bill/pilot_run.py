@@ -10,6 +10,7 @@ pilot's pairs are judged in the job itself, so the main run skips them (0 repeat
 from __future__ import annotations
 
 import dataclasses
+import time
 from typing import Any
 
 from docket.errors import ConfigError, PilotRejectedError
@@ -38,9 +39,12 @@ def run_pilot(
     """Judge a seeded stratified sample of ``n`` pairs in the job, measure it, keep the report.
 
     Args:
-        pairs, spec, job, store: as for :func:`~docket.jobs.run_job` (the same job).
+        pairs: the job's pairs, as for :func:`~docket.jobs.run_job`.
+        spec: the job's spec, as for :func:`~docket.jobs.run_job`.
         n: pairs in the pilot (between 1 and the job's pairs).
         gate: what the pilot must meet before the main run should start.
+        job: the job's name, as for :func:`~docket.jobs.run_job` (the same job).
+        store: the store, as for :func:`~docket.jobs.run_job`.
 
     Raises:
         ConfigError: a pilot larger than the job, or a cap lower than the pilot's own
@@ -56,14 +60,21 @@ def run_pilot(
     # The pilot is already drawn from the selected input: no second --limit/--sample.
     inner = dataclasses.replace(spec, limit=None, sample=None)
     _refuse_caps_below_pilot(sample, inner, name, opened, spec.bill.caps, price)
-    run = run_job(sample, inner, job=name, store=opened, source=loaded.source)
+    own = main_in_flight(spec, probe=spec.bill.inputs.probe)  # where its own calls start
+    settled: list[float] = []  # when each pair settled: the pace after the start-up
+    run = run_job(sample, inner, job=name, store=opened, source=loaded.source,
+                  on_progress=lambda _done, _total: settled.append(time.monotonic()))  # fmt: skip
     with opened.read_session() as session:
         done = finished_keys(session, name)
     remaining = sum(1 for pair in loaded if pair.key not in done)
     # The main run's model starts where this one left it (the limit reached is kept).
     in_flight = main_in_flight(spec, probe=spec.bill.inputs.probe)
     parallel = parallel_calls(spec.settings, _per_round(spec), in_flight)
-    report = measure(run.judgments(reviewed=False), remaining, price, in_flight, parallel)
+    # From the first pair settled to the last: the pilot's pace without its start-up.
+    fresh = run.outcome.judged == len(sample) and len(settled) > 2
+    span = settled[-2] - settled[0] if fresh else 0.0  # the last call is the run's end
+    report = measure(run.judgments(reviewed=False), remaining, price, in_flight, parallel,
+                     span, own)  # fmt: skip
     with opened.session() as session:
         add_note(session, name, "pilot", report.to_json())
     missed = report.missed(gate) if gate is not None else ""

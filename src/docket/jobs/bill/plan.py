@@ -23,6 +23,7 @@ from typing import Any
 from docket.errors import DocketError
 from docket.jobs.bill.dry import DryPair, dry_run
 from docket.jobs.bill.figures import (
+    PAIR_OVERHEAD_S,
     InFlight,
     JobPlan,
     PlanInputs,
@@ -60,9 +61,13 @@ def plan_job(
     """Plan the job :func:`~docket.jobs.run_job` would run on the same arguments; no LLM call.
 
     Args:
-        pairs, spec, job, store, values: as for :func:`~docket.jobs.run_job`; prices,
-            latency, review seconds and rates come from ``spec.bill.inputs``
-            (:class:`PlanInputs`, keyword ``plan_inputs=``), the price from ``spec.bill``.
+        pairs: as for :func:`~docket.jobs.run_job`.
+        spec: as for :func:`~docket.jobs.run_job`; prices, latency, review seconds and
+            rates come from ``spec.bill.inputs`` (:class:`PlanInputs`, keyword
+            ``plan_inputs=``), the price from ``spec.bill``.
+        job: as for :func:`~docket.jobs.run_job`.
+        store: as for :func:`~docket.jobs.run_job`.
+        **values: as for :func:`~docket.jobs.run_job` (the spec's keywords).
 
     Raises:
         InputError: a malformed pair. ConfigError: invalid options or prices.
@@ -176,8 +181,9 @@ def _plan(
     in_flight = inputs.in_flight or main_in_flight(spec, probe=inputs.probe)
     parallel = parallel_calls(spec.settings, counted.per_round, in_flight)
     latency = inputs.latency_s
+    own = len(todo) * PAIR_OVERHEAD_S
     wall = (None if latency is None
-            else Range(*(wall_seconds(c, latency, in_flight, parallel) for c in calls)))  # fmt: skip
+            else Range(*(wall_seconds(c, latency, in_flight, parallel) + own for c in calls)))  # fmt: skip
     hours = Range(*(e * spec.reviews * seconds / 3600 for e in rates.escalations))
     notes = [
         f"tokens: {counter.source}" + (f", counted on {sampled} of {len(todo)} pairs" if sampled < len(todo) else ""),
@@ -189,7 +195,8 @@ def _plan(
     if latency is None:
         notes.append("time: give --latency SECONDS per call (or run a pilot) to estimate it")
     else:
-        notes.append(f"time: {latency:g} s a call; {in_flight.source}")
+        notes.append(f"time: {latency:g} s a call; {in_flight.source}; "
+                     f"{PAIR_OVERHEAD_S * 1000:g} ms of docket's own work per pair")  # fmt: skip
     if cached.expected:
         notes.append("cached tokens: the pair's shared prefix, if the provider caches prefixes")
     return JobPlan(
