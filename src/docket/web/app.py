@@ -86,6 +86,7 @@ def create_web_app(
     static: dict[str, Path] | None = None,
     html_errors: HtmlErrorPage | None = None,
     api_docs: bool = False,
+    health_status: str = "ok",
     **fastapi: Any,
 ) -> FastAPI:
     """Build a FastAPI app under the kit's policy, with the kit's login flow mounted.
@@ -102,6 +103,8 @@ def create_web_app(
         html_errors: renders an error page for browsers (None: JSON only).
         api_docs: serve the OpenAPI schema at ``/openapi.json`` (the interactive ``/docs``
             page is not served: it loads scripts from a CDN, which the CSP forbids).
+        health_status: what ``GET /health`` says while the app is up (Label Studio's ML
+            backend protocol expects ``UP``).
         **fastapi: further FastAPI arguments (version, description).
     """
     docs: dict[str, Any] = {"docs_url": None, "redoc_url": None}
@@ -115,7 +118,7 @@ def create_web_app(
         app.state.templates = templates(pages)
         app.include_router(login_router)
     install_error_handlers(app, html_errors)
-    _add_health(app, kit)
+    _add_health(app, kit, health_status)
     for prefix, folder in (static or {}).items():
         app.mount(prefix, StaticFiles(directory=folder), name=prefix.strip("/").replace("/", "-"))
     settings = kit.settings
@@ -131,11 +134,11 @@ def create_web_app(
     return app
 
 
-def _add_health(app: FastAPI, kit: WebKit) -> None:
+def _add_health(app: FastAPI, kit: WebKit, status: str) -> None:
     @app.get("/health", tags=["meta"], response_model=None)
     def health() -> dict[str, str] | Response:
-        """``ok`` while the store answers; 503 while it does not (no store details)."""
-        if not kit.store.reachable():
+        """``ok`` while the store answers (or there is none); 503 while it does not."""
+        if kit.store is not None and not kit.store.reachable():
             body = {"status": "unavailable", "error": STORE_DOWN, "hint": "try again later"}
             return JSONResponse(body, status_code=503, headers={"Retry-After": "30"})
-        return {"status": "ok", "version": __version__}
+        return {"status": status, "version": __version__}

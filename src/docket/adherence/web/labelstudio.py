@@ -2,7 +2,8 @@
 
 Five endpoints of Label Studio's ML-backend protocol, on the web kit (:mod:`docket.web`):
 
-- ``GET /health`` (and ``/``): ``{"status": "UP"}``; ``GET /metrics``: ``{}``.
+- ``GET /health`` (and ``/``): ``{"status": "UP"}`` (503 while the store is down);
+  ``GET /metrics``: ``{}``.
 - ``POST /setup``: the project's labelling config (``schema``) is checked against the
   mapping; a config missing a mapped field is refused in one line (and logged).
 - ``POST /predict``: each task (and, in interactive mode, the annotator's current result
@@ -121,9 +122,9 @@ def model_version(verifier: Verifier) -> str:
 
 
 def _register_meta(app: FastAPI) -> None:
-    @app.get("/health", tags=["labelstudio"])
+    # GET /health is the kit's (with health_status "UP"); Label Studio also asks "/".
     @app.get("/", include_in_schema=False)
-    def health() -> dict[str, str]:
+    def root() -> dict[str, str]:
         return {"status": "UP", "model_class": "docket", "version": __version__}
 
     @app.get("/metrics", tags=["labelstudio"])
@@ -221,7 +222,12 @@ def create_labelstudio_app(
     backend = VerifyTokens(tokens)
     kit = WebKit(APP, store, backend, settings or DEFAULT_SETTINGS, basic_auth=True)
     app = create_web_app(
-        kit, title="docket Label Studio backend", pages=None, api_docs=True, version=__version__
+        kit,
+        title="docket Label Studio backend",
+        pages=None,
+        api_docs=True,
+        health_status="UP",
+        version=__version__,
     )
     app.state.verifier, app.state.max_chars = verifier, max_chars
     app.state.resolver = MappingResolver(verifier.ruleset, mapping)
