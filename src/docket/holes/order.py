@@ -16,6 +16,9 @@ Three orders over the same candidates (the holes, or the dropped pairs of a simu
   highest posterior mean relevance ``(rel + 1) / (n + 2)`` (a Beta(1, 1) prior); before an
   outcome is added, the run's earlier outcomes are discounted by ``gamma`` because a
   run's precision falls as one goes down its ranking (the non-stationarity).
+- ``fusion``: a document prior from rank fusion across runs: a query's candidates by
+  their reciprocal-rank-fusion score (the sum of ``1 / (60 + rank)`` over the runs that
+  retrieve it), so a document many runs rank high comes first. Blind to what is found.
 
 Every order works per query and the queries take turns (round robin in qid order), so a
 budget is spread over the queries as depth pooling spreads it; the orders differ only in
@@ -44,7 +47,11 @@ from docket.errors import UserError
 from docket.ir.formats import Qrels, Run
 
 Key = tuple[str, str]
-ORDERS = ("depth", "mtf", "bandit")
+ORDERS = ("depth", "mtf", "bandit", "fusion")
+MEASURED_ORDERS = ("depth", "mtf", "bandit")
+"""The orders ``holes simulate --budget`` measures unless ``--order`` names others."""
+RRF_K = 60
+"""The constant of reciprocal rank fusion (Cormack, Clarke and Buettcher, SIGIR 2009)."""
 GAMMA = 0.9
 """Discount of a run's earlier outcomes in ``bandit`` (1.0 would be stationary MaxMean)."""
 
@@ -90,12 +97,13 @@ class _Query:
         reached = {d for docs in rankings.values() for d in docs}
         self.leftover = sorted(candidates - reached)
         rng.shuffle(self.leftover)
-        self.by_depth = [d for d in _interleave(rankings) if d in candidates] + self.leftover
+        ranked = _fused(rankings) if order == "fusion" else _interleave(rankings)
+        self.by_depth = [d for d in ranked if d in candidates] + self.leftover
         self.depth_at = 0
 
     def pick(self) -> tuple[str, str | None] | None:
         """The next candidate and the run it was drawn from (None: nothing left)."""
-        if self.order == "depth":
+        if self.order in ("depth", "fusion"):
             while self.depth_at < len(self.by_depth) and self.by_depth[self.depth_at] in self.taken:
                 self.depth_at += 1
             at = self.depth_at
@@ -146,6 +154,16 @@ class _Query:
         return max(live, key=lambda n: mean[n])  # max keeps the first of equals: seeded ties
 
 
+def _fused(rankings: Mapping[str, list[str]]) -> list[str]:
+    """Documents by reciprocal-rank-fusion score, highest first (ties by first rank seen)."""
+    score: dict[str, float] = {}
+    for docs in rankings.values():
+        for rank, docid in enumerate(docs, start=1):
+            score[docid] = score.get(docid, 0.0) + 1.0 / (RRF_K + rank)
+    first = {d: i for i, d in enumerate(_interleave(rankings))}
+    return sorted(score, key=lambda d: (-score[d], first[d]))
+
+
 def _interleave(rankings: Mapping[str, list[str]]) -> list[str]:
     """Documents by rank, runs interleaved at each rank, first occurrence kept."""
     seen: dict[str, None] = {}
@@ -166,7 +184,7 @@ class HoleOrder:
         runs: the systems whose rankings are walked (the order of the list breaks
             ``depth`` ties at equal rank).
         known: judgments that exist already (never drawn; free outcomes for the runs).
-        order: ``depth``, ``mtf`` or ``bandit``.
+        order: ``depth``, ``mtf``, ``bandit`` or ``fusion``.
         seed: breaks ties between runs, and shuffles candidates no run retrieves.
         rel_level: grade from which a known judgment counts as relevant.
         gamma: discount of earlier outcomes in ``bandit``.
