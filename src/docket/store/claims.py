@@ -212,11 +212,31 @@ def fail_unfinished(
     return failing
 
 
-def failed_pairs(session: Session, job: str) -> list[tuple[str, str, str]]:
-    """``(qid, docid, reason)`` of every failed pair of ``job``, in key order."""
-    rows = session.execute(
-        select(PairClaim.qid, PairClaim.docid, PairClaim.failed)
-        .where(PairClaim.job == job, PairClaim.failed.is_not(None))
-        .order_by(PairClaim.qid, PairClaim.docid)
-    )
-    return [(q, d, reason or "") for q, d, reason in rows]
+def failed_pairs(
+    session: Session, job: str, keys: Collection[Key] | None = None
+) -> list[tuple[str, str, str]]:
+    """``(qid, docid, reason)`` of every failed pair of ``job`` (of ``keys`` if given), by key.
+
+    With ``keys`` (a batch of an ordered fill) only their queries are read, through the
+    primary key (job, qid, docid), instead of every claim the job has kept.
+    """
+    if keys is None:
+        rows = session.execute(
+            select(PairClaim.qid, PairClaim.docid, PairClaim.failed)
+            .where(PairClaim.job == job, PairClaim.failed.is_not(None))
+            .order_by(PairClaim.qid, PairClaim.docid)
+        )
+        return [(q, d, reason or "") for q, d, reason in rows]
+    wanted = set(keys)
+    qids = sorted({qid for qid, _ in wanted})
+    found: list[tuple[str, str, str]] = []
+    for start in range(0, len(qids), 400):  # keep each IN list short
+        rows = session.execute(
+            select(PairClaim.qid, PairClaim.docid, PairClaim.failed).where(
+                PairClaim.job == job,
+                PairClaim.qid.in_(qids[start : start + 400]),
+                PairClaim.failed.is_not(None),
+            )
+        )
+        found += [(q, d, reason or "") for q, d, reason in rows if (q, d) in wanted]
+    return sorted(found)

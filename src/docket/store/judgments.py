@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import func, select, tuple_
+from sqlalchemy import func, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -79,18 +79,24 @@ def finished_keys(session: Session, job: str) -> set[tuple[str, str]]:
 def labels_of(
     session: Session, job: str, keys: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], int | None]:
-    """The stored label of each of ``keys`` that ``job`` judged (by qid, then filtered)."""
-    wanted = sorted(set(keys))
+    """The stored label of each of ``keys`` that ``job`` judged (by qid, then filtered).
+
+    The query names the job and the qids only (not the (qid, docid) pairs): with a row
+    value IN list SQLite plans a scan of the whole job by ``ix_judgments_job``, while
+    ``job = ? AND qid IN (...)`` searches the unique (job, qid, docid) index on SQLite and
+    PostgreSQL alike; the rows of other docids of those queries are dropped here.
+    """
+    wanted = set(keys)
+    qids = sorted({qid for qid, _ in wanted})
     found: dict[tuple[str, str], int | None] = {}
-    for start in range(0, len(wanted), 400):  # keep each IN list short
-        chunk = wanted[start : start + 400]
+    for start in range(0, len(qids), 400):  # keep each IN list short
+        chunk = qids[start : start + 400]
         rows = session.execute(
             select(JudgmentRecord.qid, JudgmentRecord.docid, JudgmentRecord.label).where(
-                JudgmentRecord.job == job,
-                tuple_(JudgmentRecord.qid, JudgmentRecord.docid).in_(chunk),
+                JudgmentRecord.job == job, JudgmentRecord.qid.in_(chunk)
             )
         )
-        found.update({(q, d): label for q, d, label in rows})
+        found.update({(q, d): label for q, d, label in rows if (q, d) in wanted})
     return found
 
 
