@@ -38,6 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 DATA = ROOT.parent / "shared" / "data" / "dl20"
 BUDGETS = ("10%", "25%", "50%")
+PIECES = (*ORDERS, "depth+yield", "bandit+yield", "hedge+yield")
+"""Every order, and three with the budget allocated over the queries by yield so far."""
 TARGET = 1.5
 
 
@@ -114,7 +116,7 @@ def oracle(seed: int, db: Path, runs: list | None = None) -> OrderSimulation:
     return simulate_orders(
         DATA / "qrels.dl20.txt", runs or sorted(DATA.glob("run.*.txt")),
         spec=JobSpec.of(db=str(db)), budgets=BUDGETS, fraction=0.3, seed=seed, depth=100,
-        oracle=True, orders=ORDERS,
+        oracle=True, orders=PIECES,
     )  # fmt: skip
 
 
@@ -204,7 +206,7 @@ def main() -> None:
         for order, by_budget in by_order.items():
             shown = ", ".join(f"{b}: {r:.2f}" for b, r in by_budget.items())
             print(
-                f"{pool:9} {order:7} x depth by budget (mean of {len(args.seeds)} seeds): {shown}"
+                f"{pool:9} {order:12} x depth by budget (mean of {len(args.seeds)} seeds): {shown}"
             )
     ratios_ = [run["verdict"]["ratio"] or 0.0 for run in out["oracle"]]
     out["summary"] = {"mean_ratio": statistics.mean(ratios_), "target": TARGET,
