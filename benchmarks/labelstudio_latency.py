@@ -65,14 +65,14 @@ def start_backend(rules: Path, port: int, mock_port: int, db: Path) -> subproces
     """``docket verify labelstudio`` in a child process; wait until it answers."""
     base = f"openai-compatible:http://127.0.0.1:{mock_port}/v1#"
     command = [
-        sys.executable, "-m", "docket.cli.main", "verify", "labelstudio", "--rules", str(rules),
+        sys.executable, "-m", "docket", "verify", "labelstudio", "--rules", str(rules),
         "--sim-model", base + "small", "--sub-model", base + "large", "--cache", "off",
         "--port", str(port), "--db", str(db), "--timeout", "30",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "DOCKET_VERIFY_TOKEN": f"bench={TOKEN}"}
     process = subprocess.Popen(command, env=env)
     deadline = time.monotonic() + 300  # a loaded 2-core machine imports slowly
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline and process.poll() is None:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/health", timeout=1).status_code == 200:
                 return process
