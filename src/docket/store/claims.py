@@ -18,6 +18,7 @@ from sqlalchemy import and_, bindparam, delete, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from docket.store.judgments import keyed_lookup
 from docket.store.tables import PairClaim
 
 Key = tuple[str, str]
@@ -217,7 +218,7 @@ def failed_pairs(
 ) -> list[tuple[str, str, str]]:
     """``(qid, docid, reason)`` of every failed pair of ``job`` (of ``keys`` if given), by key.
 
-    With ``keys`` (a batch of an ordered fill) only their queries are read, through the
+    With ``keys`` (a batch of an ordered fill) only their rows are read, through the
     primary key (job, qid, docid), instead of every claim the job has kept.
     """
     if keys is None:
@@ -227,16 +228,11 @@ def failed_pairs(
             .order_by(PairClaim.qid, PairClaim.docid)
         )
         return [(q, d, reason or "") for q, d, reason in rows]
-    wanted = set(keys)
-    qids = sorted({qid for qid, _ in wanted})
+    wanted = sorted(set(keys))
     found: list[tuple[str, str, str]] = []
-    for start in range(0, len(qids), 400):  # keep each IN list short
+    for start in range(0, len(wanted), 400):  # keep each statement short
         rows = session.execute(
-            select(PairClaim.qid, PairClaim.docid, PairClaim.failed).where(
-                PairClaim.job == job,
-                PairClaim.qid.in_(qids[start : start + 400]),
-                PairClaim.failed.is_not(None),
-            )
+            *keyed_lookup("pair_claims", "failed", job, wanted[start : start + 400])
         )
-        found += [(q, d, reason or "") for q, d, reason in rows if (q, d) in wanted]
+        found += [(q, d, reason) for q, d, reason in rows if reason is not None]
     return sorted(found)
