@@ -6,7 +6,7 @@ export HF_HUB_OFFLINE := 1
 export MPLCONFIGDIR := $(CURDIR)/.cache/matplotlib
 export NO_MKDOCS_2_WARNING := 1
 
-.PHONY: demo test lint docs bench clean services
+.PHONY: demo test lint docs bench clean services labelstudio
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -34,13 +34,31 @@ $(VENV)/.installed-dev: pyproject.toml $(VENV)/.installed-llama | $(BIN)/python
 	$(BIN)/pip install --quiet -e '.[local,server,dev,docs]'
 	touch $(VENV)/.installed-run $@
 
+# Label Studio has its own environment (about 1 GB; its pins clash with docket's), used only by
+# the end-to-end test in tests/adherence/test_labelstudio_e2e.py. Reused while the stamp exists.
+# Its database migrations take minutes on 2 cores: they run once here, into a template data
+# folder the test copies. The settings keep it offline (no Sentry, analytics or PyPI check).
+LS_VENV := .cache/labelstudio-venv
+LABEL_STUDIO := label-studio==1.23.2
+LS_OFFLINE := SENTRY_DSN= FRONTEND_SENTRY_DSN= COLLECT_ANALYTICS=false LATEST_VERSION_CHECK=false
+
+$(LS_VENV)/.installed:
+	$(PYTHON) -m venv $(LS_VENV)
+	$(LS_VENV)/bin/pip install --quiet --upgrade pip
+	$(LS_VENV)/bin/pip install --quiet '$(LABEL_STUDIO)'
+	rm -rf $(LS_VENV)/template
+	$(LS_OFFLINE) $(LS_VENV)/bin/label-studio version --data-dir $(LS_VENV)/template > /dev/null
+	touch $@
+
+labelstudio: $(LS_VENV)/.installed
+
 demo: $(VENV)/.installed-run
 	$(BIN)/docket judge examples/pairs.jsonl --method dream --model local --db docket.db --job demo
 
 services:
 	bash scripts/test-services.sh
 
-test: $(VENV)/.installed-dev services
+test: $(VENV)/.installed-dev services $(LS_VENV)/.installed
 	$(BIN)/ruff check src tests benchmarks scripts
 	$(BIN)/mkdocs build --strict --quiet --site-dir .cache/site
 	. ./.cache/test-env.sh && $(BIN)/pytest -q -m "" -p no:cacheprovider

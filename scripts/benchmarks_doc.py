@@ -68,6 +68,9 @@ def render() -> str:
     parts = [HEADER.strip()]
     for name, paths in by_script.items():
         module = _module(name)
+        if not hasattr(module, "tables"):
+            raise SystemExit(f"benchmarks/{name}.py writes results but has no tables(result): "
+                             "print them through benchmarks/_table.py")  # fmt: skip
         parts.append(f"## {name}\n\n{_intro(module)}\n\nRun: `python benchmarks/{name}.py`")
         for path in paths:
             result = json.loads(path.read_text(encoding="utf-8"))

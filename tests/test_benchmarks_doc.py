@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 
@@ -45,7 +46,10 @@ def test_one_table_printer_aligns_numbers_and_renders_markdown() -> None:
 
 
 def test_no_benchmark_script_keeps_its_own_table_printer() -> None:
+    aligned = re.compile(r"print\(f\".*\{[^}]*:[<>]\d")  # print(f"{name:<24}...")
     for script in (ROOT / "benchmarks").glob("[a-z]*.py"):
         text = script.read_text(encoding="utf-8")
         assert "def print_table" not in text, script.name
-        assert ".ljust(" not in text, script.name
+        assert ".ljust(" not in text and not aligned.search(text), script.name
+        if "results" in text and "RESULTS" in text or 'results" /' in text:
+            assert "def tables(" in text, f"{script.name} writes results without tables()"

@@ -67,3 +67,35 @@ def test_a_sampled_pair_without_a_probability_is_refused(tmp_path: Path):
     tsv.write_text("q1 d1 0.25\n")
     with pytest.raises(InputError, match=r"pair \(q1, d2\) of the human sample has no inclusion"):
         read_human_sample(qrels, tsv)
+
+
+def test_a_binary_audit_reads_on_the_completed_qrels_scale():
+    """Completed qrels written at --rel-level 2 against a 0/1 audit: with every pair audited
+    (a census), P(rel=2)@2 is the human figure exactly, automatic and human labels alike."""
+    from docket.audit.systems import evaluate_systems_ppi
+
+    human = {"q1": {"a": 1, "b": 0, "c": 1}, "q2": {"a": 0, "b": 1, "c": 0}}
+    auto = {"q1": {"a": 1, "b": 1, "c": 0}, "q2": {"a": 0, "b": 0, "c": 0}}
+    completed = {q: {d: 2 * label for d, label in docs.items()} for q, docs in auto.items()}
+    pairs = [
+        Drawn(q, d, "all", 1.0, auto[q][d], None, human[q][d], None)
+        for q in human
+        for d in human[q]
+    ]
+    runs = {"first": {"q1": ("a", "b"), "q2": ("a", "b")},
+            "second": {"q1": ("c", "a"), "q2": ("b", "c")}}  # fmt: skip
+    sample = from_audit(pairs, "J")
+    report = evaluate_systems_ppi(
+        [_run(name, ranking) for name, ranking in runs.items()], completed, sample, ["P(rel=2)@2"]
+    )
+    estimates = {e.system: e for e in report.systems}
+    assert estimates["first"].estimate == pytest.approx(0.5)  # q1: a; q2: b -> 1/2 and 1/2
+    assert estimates["second"].estimate == pytest.approx(0.75)  # q1: c, a; q2: b
+    assert estimates["first"].naive == pytest.approx(0.5)  # the LLM: q1 a, b; q2 none
+    assert estimates["second"].naive == pytest.approx(0.25)
+
+
+def _run(name: str, ranking: dict[str, tuple[str, ...]]):
+    from docket.ir.formats import Run
+
+    return Run(name=name, ranking=ranking)

@@ -89,3 +89,14 @@ def test_bad_budgets_name_the_counts(text: str, message: str) -> None:
 def test_unknown_order() -> None:
     with pytest.raises(UserError, match="unknown order 'best'"):
         HoleOrder(CANDIDATES, RUNS, {}, order="best")
+
+
+def test_fusion_puts_the_documents_many_runs_rank_high_first() -> None:
+    from docket.ir.formats import Run
+
+    runs = [Run("a", {"q": ["x", "y", "z"]}), Run("b", {"q": ["y", "x", "w"]}),
+            Run("c", {"q": ["y", "z", "x"]})]  # fmt: skip
+    candidates = [("q", d) for d in "wxyz"]
+    planner = HoleOrder(candidates, runs, {}, order="fusion")
+    assert [key for _ in range(4) for key in planner.next_batch(4)] == [
+        ("q", "y"), ("q", "x"), ("q", "z"), ("q", "w")]  # fmt: skip

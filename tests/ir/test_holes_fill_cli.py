@@ -252,3 +252,11 @@ def test_simulate_against_a_dead_server_exits_2(  # type: ignore[no-untyped-def]
     args += ["--db", tmp_path / "s.db", "--max-retries", 0, "--fraction", 1.0]
     code, err = _main(monkeypatch, capsys, *args)
     assert code == 2 and "stopped early" in err and "Traceback" not in err
+
+
+def test_whole_pool_writes_both_completions(bench, tmp_path: Path) -> None:
+    output = _fill(bench, tmp_path, "--whole-pool", tmp_path / "whole.qrels", "--method", "single")
+    written = (tmp_path / "whole.qrels").read_text().splitlines()
+    assert f"whole pool: {len(written)} new labels written" in output
+    keys = {tuple(line.split()[0:3:2]) for line in written}
+    assert ("q1", "d1") in keys and ("q1", "d7") in keys  # judged and unjudged pooled pairs

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from typer.testing import CliRunner
 from docket.cli.main import app
 from docket.errors import ConfigError
 from docket.jobs import run_job
+from docket.jobs.bill.figures import PAIR_OVERHEAD_S, InFlight, wall_seconds
 from docket.jobs.bill.plan import PlanInputs, plan_job
 from docket.llm.fake import register_fake
 from tests.jobs.fakes import EXAMPLES, Counting
@@ -79,9 +81,21 @@ def test_prices_latency_and_review_seconds_make_cost_time_and_hours(tmp_path, co
     want = (fresh * 1.0 + plan.cached_tokens.high * 0.5 + plan.completion_tokens.high * 2.0) / 1e6
     assert plan.cost.high == pytest.approx(want)
     assert plan.parallel_calls == 4  # 2 pairs at once x 2 agents, within 4 calls in flight
-    assert plan.wall_s is not None and plan.wall_s.high == pytest.approx(plan.calls.high * 2 / 4)
+    # 4 calls in flight from the first call (the user's bound), 2 s each, 1 ms a pair of its own
+    trips = math.ceil(plan.calls.high / 4)
+    assert plan.wall_s is not None
+    assert plan.wall_s.high == pytest.approx(trips * 2 + 12 * PAIR_OVERHEAD_S)
     assert plan.escalations.high == 12
     assert plan.review_hours.high == pytest.approx(12 * 90 / 3600)
+
+
+def test_wall_time_follows_the_runners_ramp() -> None:
+    ramp = InFlight(start=8, bound=64, ramps=True)
+    # 8 + 16 + 32 + 64 calls in four round trips, then 80 more in two of 64
+    assert wall_seconds(200, 0.2, ramp, 64) == pytest.approx(6 * 0.2)
+    assert wall_seconds(200, 0.2, InFlight(64, 64, False), 64) == pytest.approx(4 * 0.2)
+    assert wall_seconds(200, 0.2, InFlight(1, 1, False), 1) == pytest.approx(200 * 0.2)
+    assert wall_seconds(200, 0.2, ramp, 16) == pytest.approx((1 + 12) * 0.2)  # pairs cap it
 
 
 def test_a_served_models_tokenize_endpoint_counts_the_tokens(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import delete, select
 
 from docket.review.assign import assign
+from docket.review.auth import add_reviewer
 from docket.review.models import TaskFacets
 from docket.review.queue import enqueue
 from docket.review.web import create_app
@@ -118,3 +119,36 @@ def test_facets_of_older_tasks_are_filled_in_when_the_app_starts(
         assert [t["id"] for t in client.get("/queue.json?q=q1").json()["tasks"]] == [ids[1]]
     with store.session() as session:
         assert len(session.scalars(select(TaskFacets)).all()) == 3
+
+
+def test_blind_tasks_cannot_be_told_apart_by_the_disagreement_filter(
+    client: TestClient, store: Store, tokens: dict
+) -> None:
+    """An audit pair (blind, no transcript) and a blind escalation (blind, a split debate)
+    fall under no disagreement kind for a reviewer; a blind reviewer gets no such filter."""
+    with store.session() as session:
+        split = relevance_payload()
+        audit = {k: v for k, v in relevance_payload().items() if k != "transcript"}
+        audit["docid"] = "audit-doc"
+        escalated = enqueue(
+            session, job="j", kind="relevance", item_key="q\td", payload=split, blind=True
+        ).id
+        audited = enqueue(
+            session, job="j", kind="relevance", item_key="q\ta", payload=audit, blind=True
+        ).id
+        cara = add_reviewer(session, "cara", blind=True)[1]
+    login(client, tokens["ann"])
+    for kind in ("split", "none", "agreed", "unparsed"):
+        listed = client.get(f"/queue.json?status=all&disagreement={kind}").json()["tasks"]
+        assert listed == [], kind
+    everything = client.get("/queue.json?status=all").json()["tasks"]
+    assert sorted(t["id"] for t in everything) == sorted([escalated, audited])
+    root = TestClient(client.app)
+    login(root, tokens["root"])  # an admin still sees what the agents did
+    split_ids = [t["id"] for t in root.get("/queue.json?disagreement=split").json()["tasks"]]
+    assert split_ids == [escalated]
+    blind = TestClient(client.app)
+    login(blind, cara)
+    assert blind.get("/queue.json").json()["kinds"] == []
+    refused = blind.get("/queue.json?disagreement=split")
+    assert refused.status_code == 400 and "blind reviewer" in refused.text

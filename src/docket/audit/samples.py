@@ -9,8 +9,9 @@ random sample of the frame (uniform).
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -47,6 +48,8 @@ class HumanSample:
         automatic: the automatic label of each sampled pair, when known (an audit): it
             replaces whatever the LLM-labelled qrels hold there, since qrels exported after
             the audit was answered carry the reviewers' answers on audited pairs.
+        binary: grades and automatic labels are 0/1 labels (an audit of a binary job), to
+            be put on the completed qrels' scale (:func:`on_scale`).
     """
 
     grades: dict[PairKey, int]
@@ -55,6 +58,7 @@ class HumanSample:
     source: str = "human sample"
     unanswered: int = 0
     automatic: dict[PairKey, int] = field(default_factory=dict)
+    binary: bool = False
 
 
 def from_audit(pairs: Iterable[Audited], job: str) -> HumanSample:
@@ -83,7 +87,29 @@ def from_audit(pairs: Iterable[Audited], job: str) -> HumanSample:
         probability[key] = float(pair.inclusion_probability) * share
         strata[key] = pair.stratum
     unanswered = len(pairs) - len(grades)
-    return HumanSample(grades, probability, strata, f"audit of job {job}", unanswered, automatic)
+    binary = all(p.auto_grade is None or p.human_grade is None for p in pairs)
+    source = f"audit of job {job}"
+    return HumanSample(grades, probability, strata, source, unanswered, automatic, binary)
+
+
+def on_scale(sample: HumanSample, llm_qrels: dict[str, dict[str, int]]) -> HumanSample:
+    """A binary sample's labels on the completed qrels' scale.
+
+    Completed qrels of a binary job write a relevant label as ``--rel-level`` (2 for TREC
+    DL's binarisation), while an audit answers 0/1: a 1 becomes the level the qrels give
+    the sampled pairs' relevant labels (the most common positive value there, which the
+    job wrote), so that a measure with ``rel=2`` reads human and automatic labels alike.
+    """
+    if not sample.binary:
+        return sample
+    held = (llm_qrels.get(qid, {}).get(docid, 0) for qid, docid in sample.grades)
+    positives = Counter(g for g in held if g > 0)
+    level = positives.most_common(1)[0][0] if positives else 1
+    if level == 1:
+        return sample
+    grades = {key: grade * level for key, grade in sample.grades.items()}
+    automatic = {key: label * level for key, label in sample.automatic.items()}
+    return replace(sample, grades=grades, automatic=automatic, binary=False)
 
 
 def _grade(pair: Audited) -> int | None:

@@ -28,7 +28,7 @@ from docket.audit.ppi_report import (
     SystemEstimate,
     differences,
 )
-from docket.audit.samples import HumanSample
+from docket.audit.samples import HumanSample, on_scale
 from docket.audit.systems_queries import query_level
 from docket.errors import ConfigError, InputError
 from docket.ir.formats import Qrels, Run
@@ -61,6 +61,7 @@ def evaluate_systems_ppi(
         ConfigError: fewer than two systems, or no measure the design can estimate.
     """
     require_two_systems(len(runs))
+    sample = on_scale(sample, llm_qrels)
     llm_qrels = _with_automatic(llm_qrels, sample)
     pool = Pool.of(llm_qrels)
     frame = _frame(pool, original)

@@ -33,7 +33,7 @@ from docket.cli.outputs import image_path, output_path
 from docket.cli.progress import progress_meter
 from docket.errors import UserError
 from docket.holes.oracle import BlankCorpus, BlankQueries, OracleJudge, oracle_spec
-from docket.holes.order import ORDERS
+from docket.holes.order import MEASURED_ORDERS
 from docket.holes.order_sim import OrderSimulation, simulate_orders
 from docket.holes.ordered import BATCH
 from docket.holes.plot import plot_order_curves
@@ -81,8 +81,8 @@ def simulate_command(
         typer.Option(help="refill only these budgets of the dropped pairs, e.g. 10%,25%,50%"),
     ] = None,
     order: Annotated[
-        str, typer.Option(help="orders to measure under --budget (depth,mtf,bandit)")
-    ] = ",".join(ORDERS),
+        str, typer.Option(help="orders to measure under --budget (depth,mtf,bandit,fusion)")
+    ] = ",".join(MEASURED_ORDERS),
     order_seed: OrderSeedOpt = 0,
     batch: BatchOpt = BATCH,
     plot: Annotated[

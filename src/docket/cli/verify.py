@@ -16,14 +16,27 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from typer.core import TyperGroup
 
 from docket.adherence.record import Record
-from docket.adherence.verify import Submission, Verifier, VerifierConfig
+from docket.adherence.verify import Submission, Verifier
 from docket.adherence.verify.verdict import Verdict
 from docket.cli import web_flags
-from docket.cli.common import EXIT_FAILED, console, escape, model_factory, out
+from docket.cli.common import EXIT_FAILED, console, escape, out
 from docket.cli.outputs import notes_console, output_path
+from docket.cli.verify_labelstudio import TokenFileOpt, labelstudio
+from docket.cli.verify_options import (
+    CacheOpt,
+    DbOpt,
+    ModelOpt,
+    ModeOpt,
+    OverflowOpt,
+    RulesOpt,
+    SimOpt,
+    SubOpt,
+    TimeoutOpt,
+    build_verifier,
+)
 from docket.cli.verify_report import flag_tables, stats_tables, summary_tables
 from docket.config import load_settings
-from docket.errors import ConfigError, ModelUnavailableError
+from docket.errors import ModelUnavailableError
 from docket.fanout import bounded_map
 from docket.writing import write_atomically
 
@@ -49,62 +62,7 @@ token_app = typer.Typer(
     help="Manage bearer tokens for the API and the annotator page.", no_args_is_help=True
 )
 app.add_typer(token_app, name="token")
-
-RulesOpt = Annotated[
-    Path, typer.Option("--rules", "-r", help="rules file (YAML), see `docket rules`")
-]
-SimOpt = Annotated[
-    str | None, typer.Option("--sim-model", help="model for sim rules (default: --model)")
-]
-SubOpt = Annotated[
-    str | None,
-    typer.Option("--sub-model", help="model for sub rules and holistic mode (default: --model)"),
-]
-ModelOpt = Annotated[str | None, typer.Option("--model", help="default model for both LLM tiers")]
-ModeOpt = Annotated[
-    str, typer.Option("--mode", help="atomic (one call per rule) or holistic (one call)")
-]
-TimeoutOpt = Annotated[
-    float, typer.Option("--timeout", help="seconds per LLM check before needs_review")
-]
-OverflowOpt = Annotated[
-    str, typer.Option("--overflow", help="over the prompt budget: truncate or review")
-]
-DbOpt = Annotated[
-    str | None, typer.Option("--db", help="store path or SQLAlchemy URL (default docket.db)")
-]
-CacheOpt = Annotated[str | None, typer.Option("--cache", help="LLM response cache file, or 'off'")]
-
-
-def build_verifier(
-    rules: Path,
-    model: str | None,
-    sim_model: str | None,
-    sub_model: str | None,
-    mode: str,
-    timeout: float,
-    overflow: str,
-    cache: str | None,
-) -> Verifier:
-    """Load the rules and make a verifier with one model per LLM tier."""
-    from docket.adherence.rules import load_rules
-
-    if mode not in ("atomic", "holistic"):
-        raise ConfigError(f"unknown mode '{mode}'", hint="use --mode atomic or --mode holistic")
-    if overflow not in ("truncate", "review"):
-        raise ConfigError(f"unknown overflow policy '{overflow}'", hint="use truncate or review")
-    ruleset = load_rules(rules)
-    settings = load_settings(model=model, cache=cache)
-    get_model = model_factory(settings)
-    tiers = {rule.tier for rule in ruleset.rules}
-    holistic = mode == "holistic"
-    config = VerifierConfig(mode=mode, timeout_s=timeout, overflow=overflow)  # type: ignore[arg-type]
-    return Verifier(
-        ruleset,
-        sim_model=get_model(sim_model) if "sim" in tiers and not holistic else None,
-        sub_model=get_model(sub_model) if "sub" in tiers or (holistic and tiers) else None,
-        config=config,
-    )
+app.command("labelstudio")(labelstudio)
 
 
 async def _verify_all(verifier: Verifier, records: list[Record], concurrency: int) -> list[Verdict]:
@@ -252,14 +210,7 @@ def serve(
     cache: CacheOpt = None,
     host: Annotated[str, typer.Option("--host", help="interface to listen on")] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", help="port to listen on")] = 8765,
-    token_file: Annotated[
-        Path | None,
-        typer.Option(
-            "--token-file",
-            help="file of start-up bearer tokens, one NAME=TOKEN a line (also read: "
-            "$DOCKET_VERIFY_TOKEN); or `docket verify token add`",
-        ),
-    ] = None,
+    token_file: TokenFileOpt = None,
     admin: Annotated[
         list[str] | None,
         typer.Option("--admin", help="user who may answer flags on anyone's results (repeatable)"),

@@ -16,6 +16,14 @@ Three orders over the same candidates (the holes, or the dropped pairs of a simu
   highest posterior mean relevance ``(rel + 1) / (n + 2)`` (a Beta(1, 1) prior); before an
   outcome is added, the run's earlier outcomes are discounted by ``gamma`` because a
   run's precision falls as one goes down its ranking (the non-stationarity).
+- ``fusion``: a document prior from rank fusion across runs: a query's candidates by
+  their reciprocal-rank-fusion score (the sum of ``1 / (60 + rank)`` over the runs that
+  retrieve it), so a document many runs rank high comes first. Blind to what is found.
+- ``hedge``: Hedge run weights (:mod:`docket.holes.hedge`): runs that have contributed
+  relevant documents gain weight, and a query's candidates go by weighted rank loss.
+
+Any order may end in ``+yield`` (e.g. ``bandit+yield``): the queries then take turns by
+the yield so far instead of strictly in turn (:class:`docket.holes.hedge.YieldCredit`).
 
 Every order works per query and the queries take turns (round robin in qid order), so a
 budget is spread over the queries as depth pooling spreads it; the orders differ only in
@@ -41,10 +49,17 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 
 from docket.errors import UserError
+from docket.holes.hedge import HedgeWeights, YieldCredit
 from docket.ir.formats import Qrels, Run
 
 Key = tuple[str, str]
-ORDERS = ("depth", "mtf", "bandit")
+ORDERS = ("depth", "mtf", "bandit", "fusion", "hedge")
+ALLOCATIONS = ("yield",)
+"""What may follow ``+`` in an order's name: how the budget is spread over the queries."""
+MEASURED_ORDERS = ("depth", "mtf", "bandit")
+"""The orders ``holes simulate --budget`` measures unless ``--order`` names others."""
+RRF_K = 60
+"""The constant of reciprocal rank fusion (Cormack, Clarke and Buettcher, SIGIR 2009)."""
 GAMMA = 0.9
 """Discount of a run's earlier outcomes in ``bandit`` (1.0 would be stationary MaxMean)."""
 
@@ -80,6 +95,7 @@ class _Query:
         self.qid, self.order, self.gamma = qid, order, gamma
         self.rankings, self.candidates = rankings, candidates
         self.known = {d: int(g >= rel_level) for d, g in known.items()}
+        self.credit = YieldCredit(self.known)
         self.taken: set[str] = set()
         self.position = dict.fromkeys(rankings, 0)
         rng = random.Random(f"{seed}:{qid}")  # str seeds are stable across processes
@@ -90,12 +106,17 @@ class _Query:
         reached = {d for docs in rankings.values() for d in docs}
         self.leftover = sorted(candidates - reached)
         rng.shuffle(self.leftover)
-        self.by_depth = [d for d in _interleave(rankings) if d in candidates] + self.leftover
+        ranked = _fused(rankings) if order == "fusion" else _interleave(rankings)
+        self.by_depth = [d for d in ranked if d in candidates] + self.leftover
         self.depth_at = 0
+        self.hedge = HedgeWeights(rankings, self.known) if order == "hedge" else None
 
     def pick(self) -> tuple[str, str | None] | None:
         """The next candidate and the run it was drawn from (None: nothing left)."""
-        if self.order == "depth":
+        if self.hedge is not None:
+            best = self.hedge.best(self.by_depth, self.taken)
+            found = None if best is None else (best, None)
+        elif self.order in ("depth", "fusion"):
             while self.depth_at < len(self.by_depth) and self.by_depth[self.depth_at] in self.taken:
                 self.depth_at += 1
             at = self.depth_at
@@ -109,8 +130,10 @@ class _Query:
             self.taken.add(found[0])
         return found
 
-    def feedback(self, run: str | None, relevant: bool) -> None:
-        """Add the outcome of a document drawn from ``run``."""
+    def feedback(self, run: str | None, relevant: bool, docid: str | None = None) -> None:
+        """Add the outcome of a document (``docid``) drawn from ``run``."""
+        if self.hedge is not None and docid is not None:
+            self.hedge.feedback(docid, relevant)
         if run is None:
             return
         if self.order == "mtf":
@@ -146,6 +169,16 @@ class _Query:
         return max(live, key=lambda n: mean[n])  # max keeps the first of equals: seeded ties
 
 
+def _fused(rankings: Mapping[str, list[str]]) -> list[str]:
+    """Documents by reciprocal-rank-fusion score, highest first (ties by first rank seen)."""
+    score: dict[str, float] = {}
+    for docs in rankings.values():
+        for rank, docid in enumerate(docs, start=1):
+            score[docid] = score.get(docid, 0.0) + 1.0 / (RRF_K + rank)
+    first = {d: i for i, d in enumerate(_interleave(rankings))}
+    return sorted(score, key=lambda d: (-score[d], first[d]))
+
+
 def _interleave(rankings: Mapping[str, list[str]]) -> list[str]:
     """Documents by rank, runs interleaved at each rank, first occurrence kept."""
     seen: dict[str, None] = {}
@@ -166,7 +199,8 @@ class HoleOrder:
         runs: the systems whose rankings are walked (the order of the list breaks
             ``depth`` ties at equal rank).
         known: judgments that exist already (never drawn; free outcomes for the runs).
-        order: ``depth``, ``mtf`` or ``bandit``.
+        order: ``depth``, ``mtf``, ``bandit``, ``fusion`` or ``hedge``, optionally with
+            ``+yield`` (queries take turns by their yield so far).
         seed: breaks ties between runs, and shuffles candidates no run retrieves.
         rel_level: grade from which a known judgment counts as relevant.
         gamma: discount of earlier outcomes in ``bandit``.
@@ -176,8 +210,13 @@ class HoleOrder:
         self, candidates: Iterable[Key], runs: Sequence[Run], known: Qrels, *,
         order: str = "depth", seed: int = 0, rel_level: int = 1, gamma: float = GAMMA,
     ) -> None:  # fmt: skip
-        if order not in ORDERS:
-            raise UserError(f"unknown order {order!r}", hint=f"use one of {', '.join(ORDERS)}")
+        order, _, allocate = order.partition("+")
+        if order not in ORDERS or (allocate and allocate not in ALLOCATIONS):
+            raise UserError(
+                f"unknown order {order + ('+' + allocate if allocate else '')!r}",
+                hint=f"use one of {', '.join(ORDERS)}, optionally +yield (e.g. bandit+yield)",
+            )
+        self._by_yield = allocate == "yield"
         per_query: dict[str, set[str]] = {}
         for qid, docid in candidates:
             per_query.setdefault(qid, set()).add(docid)
@@ -212,6 +251,9 @@ class HoleOrder:
             query = self._queries[self._turn]
             if id(query) in drawing:
                 break
+            if self._by_yield and not query.credit.turn():
+                self._turn = (self._turn + 1) % len(self._queries)  # not its turn to draw yet
+                continue
             drawing.add(id(query))
             found = query.pick()
             if found is None:
@@ -228,7 +270,9 @@ class HoleOrder:
     def update(self, labels: Mapping[Key, int | None]) -> None:
         """Feed back the labels of the drawn pairs (missing or None: non-relevant)."""
         for key, query, run in self._pending:
-            query.feedback(run, labels.get(key) == 1)
+            relevant = labels.get(key) == 1
+            query.feedback(run, relevant, key[1])
+            query.credit.outcome(relevant)
         self._pending = []
 
 

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from docket.errors import UserError
 from docket.holes.fill import build_pairs
 from docket.holes.oracle import BlankCorpus, BlankQueries, OracleJudge, oracle_spec
-from docket.holes.order import ORDERS, HoleOrder, Key, parse_hole_count
+from docket.holes.order import MEASURED_ORDERS, HoleOrder, Key, parse_hole_count
 from docket.holes.ordered import BATCH, judge_in_order
 from docket.holes.run import (
     GuidanceIn,
@@ -77,7 +77,7 @@ def simulate_orders(
     spec: JobSpec | None = None,
     *,
     budgets: Sequence[int | str] = ("10%", "25%", "50%"),
-    orders: Sequence[str] = ORDERS,
+    orders: Sequence[str] = MEASURED_ORDERS,
     fraction: float = 0.3,
     seed: int = 0,
     order_seed: int = 0,

@@ -108,6 +108,14 @@ def _filters(session: Session, reviewer: Reviewer, query: QueueQuery) -> list[Co
     if query.disagreement:
         if query.disagreement not in KINDS:
             raise InputError("unknown kind", field="disagreement", hint=f"use one of {KINDS}")
+        if reviewer.blind and not reviewer.is_admin:
+            raise InputError(
+                "a blind reviewer does not filter by the agents' outcome", field="disagreement"
+            )
+        if not reviewer.is_admin:
+            # A blind task (an audit pair or a blind escalation) never shows what the agents
+            # did, not even through this filter: audit tasks stay indistinguishable.
+            conditions.append(ReviewTask.blind.is_(False))
         # Correlated on the facets' primary key: cheap per row, and the capped scans stop
         # early, whereas an IN list of a common kind would hold most task ids.
         kind = TaskFacets.disagreement == query.disagreement
@@ -155,7 +163,7 @@ def queue_view(session: Session, reviewer: Reviewer, query: QueueQuery) -> dict[
         "filters": _filter_data(query),
         "jobs": job_names(session),
         "statuses": list(STATUSES),
-        "kinds": list(KINDS),
+        "kinds": [] if reviewer.blind and not reviewer.is_admin else list(KINDS),
         "count": _count(session, conditions),
         "count_cap": COUNT_CAP,
         "tasks": tasks,

@@ -146,7 +146,7 @@ def _claimer(
             done = (
                 finished_keys(session, job) if keys is None else set(labels_of(session, job, keys))
             )
-            failed = {(q, d) for q, d, _ in failed_pairs(session, job)}
+            failed = {(q, d) for q, d, _ in failed_pairs(session, job, keys)}
     return Claimer(store, job, owner, batch, done, failed, tally, retry, lease_s)
 
 

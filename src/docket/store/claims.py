@@ -18,6 +18,7 @@ from sqlalchemy import and_, bindparam, delete, or_, select, tuple_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
+from docket.store.judgments import keyed_lookup
 from docket.store.tables import PairClaim
 
 Key = tuple[str, str]
@@ -212,11 +213,26 @@ def fail_unfinished(
     return failing
 
 
-def failed_pairs(session: Session, job: str) -> list[tuple[str, str, str]]:
-    """``(qid, docid, reason)`` of every failed pair of ``job``, in key order."""
-    rows = session.execute(
-        select(PairClaim.qid, PairClaim.docid, PairClaim.failed)
-        .where(PairClaim.job == job, PairClaim.failed.is_not(None))
-        .order_by(PairClaim.qid, PairClaim.docid)
-    )
-    return [(q, d, reason or "") for q, d, reason in rows]
+def failed_pairs(
+    session: Session, job: str, keys: Collection[Key] | None = None
+) -> list[tuple[str, str, str]]:
+    """``(qid, docid, reason)`` of every failed pair of ``job`` (of ``keys`` if given), by key.
+
+    With ``keys`` (a batch of an ordered fill) only their rows are read, through the
+    primary key (job, qid, docid), instead of every claim the job has kept.
+    """
+    if keys is None:
+        rows = session.execute(
+            select(PairClaim.qid, PairClaim.docid, PairClaim.failed)
+            .where(PairClaim.job == job, PairClaim.failed.is_not(None))
+            .order_by(PairClaim.qid, PairClaim.docid)
+        )
+        return [(q, d, reason or "") for q, d, reason in rows]
+    wanted = sorted(set(keys))
+    found: list[tuple[str, str, str]] = []
+    for start in range(0, len(wanted), 400):  # keep each statement short
+        rows = session.execute(
+            *keyed_lookup("pair_claims", "failed", job, wanted[start : start + 400])
+        )
+        found += [(q, d, reason) for q, d, reason in rows if reason is not None]
+    return sorted(found)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from sqlalchemy import func, select, tuple_
+from sqlalchemy import func, select, text
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
@@ -79,19 +79,33 @@ def finished_keys(session: Session, job: str) -> set[tuple[str, str]]:
 def labels_of(
     session: Session, job: str, keys: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], int | None]:
-    """The stored label of each of ``keys`` that ``job`` judged (by qid, then filtered)."""
+    """The stored label of each of ``keys`` that ``job`` judged.
+
+    The keys are a VALUES list joined to the table on (job, qid, docid), which searches the
+    unique index once per key on SQLite and PostgreSQL alike; a row value IN list instead
+    makes SQLite scan the whole job through ``ix_judgments_job``.
+    """
     wanted = sorted(set(keys))
     found: dict[tuple[str, str], int | None] = {}
-    for start in range(0, len(wanted), 400):  # keep each IN list short
-        chunk = wanted[start : start + 400]
+    for start in range(0, len(wanted), 400):  # keep each statement short
         rows = session.execute(
-            select(JudgmentRecord.qid, JudgmentRecord.docid, JudgmentRecord.label).where(
-                JudgmentRecord.job == job,
-                tuple_(JudgmentRecord.qid, JudgmentRecord.docid).in_(chunk),
-            )
+            *keyed_lookup("judgments", "label", job, wanted[start : start + 400])
         )
         found.update({(q, d): label for q, d, label in rows})
     return found
+
+
+def keyed_lookup(table: str, column: str, job: str, keys: Sequence[tuple[str, str]]) -> tuple:
+    """A statement and its parameters: ``qid, docid, column`` of ``table``'s rows of ``keys``."""
+    values = ", ".join(f"(:q{i}, :d{i})" for i in range(len(keys)))
+    params: dict[str, str] = {"job": job}
+    for i, (qid, docid) in enumerate(keys):
+        params[f"q{i}"], params[f"d{i}"] = qid, docid
+    sql = (
+        f"WITH k(q, d) AS (VALUES {values}) SELECT t.qid, t.docid, t.{column} FROM k "
+        f"JOIN {table} t ON t.job = :job AND t.qid = k.q AND t.docid = k.d"
+    )
+    return text(sql), params
 
 
 def judged_queries(session: Session, job: str, qids: Sequence[str]) -> set[str]:

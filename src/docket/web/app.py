@@ -80,12 +80,13 @@ def create_web_app(
     kit: WebKit,
     *,
     title: str,
-    pages: Path,
-    home: str,
+    pages: Path | None,
+    home: str = "/",
     login_template: str = "login.html",
     static: dict[str, Path] | None = None,
     html_errors: HtmlErrorPage | None = None,
     api_docs: bool = False,
+    health_status: str = "ok",
     **fastapi: Any,
 ) -> FastAPI:
     """Build a FastAPI app under the kit's policy, with the kit's login flow mounted.
@@ -93,7 +94,8 @@ def create_web_app(
     Args:
         kit: authentication, sessions and settings of the app.
         title: the app's title (OpenAPI).
-        pages: the folder of the app's templates (:func:`docket.web.pages.respond`).
+        pages: the folder of the app's templates (:func:`docket.web.pages.respond`); None
+            for an app without pages (no login flow, no path takes a stranger's body).
         home: where a browser goes after logging in (and from ``/login`` when logged in).
         login_template: the template of the login form, rendered with ``data.next``,
             ``data.error`` and ``data.nonce`` (the form's ``csrf_token``).
@@ -101,6 +103,8 @@ def create_web_app(
         html_errors: renders an error page for browsers (None: JSON only).
         api_docs: serve the OpenAPI schema at ``/openapi.json`` (the interactive ``/docs``
             page is not served: it loads scripts from a CDN, which the CSP forbids).
+        health_status: what ``GET /health`` says while the app is up (Label Studio's ML
+            backend protocol expects ``UP``).
         **fastapi: further FastAPI arguments (version, description).
     """
     docs: dict[str, Any] = {"docs_url": None, "redoc_url": None}
@@ -109,11 +113,12 @@ def create_web_app(
     app = FastAPI(title=title, **docs, **fastapi)
     app.state.kit = kit
     app.state.store = kit.store
-    app.state.templates = templates(pages)
     app.state.home, app.state.login_template = home, login_template
-    app.include_router(login_router)
+    if pages is not None:
+        app.state.templates = templates(pages)
+        app.include_router(login_router)
     install_error_handlers(app, html_errors)
-    _add_health(app, kit)
+    _add_health(app, kit, health_status)
     for prefix, folder in (static or {}).items():
         app.mount(prefix, StaticFiles(directory=folder), name=prefix.strip("/").replace("/", "-"))
     settings = kit.settings
@@ -122,18 +127,18 @@ def create_web_app(
         BodyLimits,
         max_bytes=settings.max_body_bytes,
         max_depth=settings.max_json_depth,
-        gate=stranger_gate(kit),
+        gate=stranger_gate(kit, PUBLIC_BODY_PATHS if pages is not None else ()),
     )
     app.add_middleware(HostCheck, allowed=settings.allowed_hosts)
     app.add_middleware(SecurityHeaders)
     return app
 
 
-def _add_health(app: FastAPI, kit: WebKit) -> None:
+def _add_health(app: FastAPI, kit: WebKit, status: str) -> None:
     @app.get("/health", tags=["meta"], response_model=None)
     def health() -> dict[str, str] | Response:
-        """``ok`` while the store answers; 503 while it does not (no store details)."""
-        if not kit.store.reachable():
+        """``ok`` while the store answers (or there is none); 503 while it does not."""
+        if kit.store is not None and not kit.store.reachable():
             body = {"status": "unavailable", "error": STORE_DOWN, "hint": "try again later"}
             return JSONResponse(body, status_code=503, headers={"Retry-After": "30"})
-        return {"status": "ok", "version": __version__}
+        return {"status": status, "version": __version__}

@@ -1,13 +1,16 @@
 """Who is asking, and may they: one :class:`WebKit` per app, shared by its routes.
 
 A request is authenticated by ``Authorization: Bearer <token>`` (scripts) or by the
-session cookie (browsers). Logging in exchanges a token for a session cookie, under
+session cookie (browsers); an app whose callers can only send HTTP Basic auth (Label
+Studio's ML-backend connection) also takes the token as a Basic password. Logging in exchanges a token for a session cookie, under
 the login nonce, the Origin check and the login rate limits. See :mod:`docket.web.csrf`
 for the CSRF policy and :mod:`docket.web.sessions` for expiry and revocation.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -56,6 +59,19 @@ def bearer_token(request: Request) -> str | None:
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None
 
 
+def basic_password(request: Request) -> str | None:
+    """The password of an ``Authorization: Basic`` header, if any (the user name is ignored)."""
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "basic" or not value.strip():
+        return None
+    try:
+        decoded = base64.b64decode(value.strip(), validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError):
+        return None
+    _user, sep, password = decoded.partition(":")
+    return password if sep and password else None
+
+
 def client_address(request: Request) -> str:
     """The peer address the login limits count against."""
     return request.client.host if request.client else "unknown"
@@ -79,6 +95,8 @@ class WebKit:
         backend: says who owns a token and whether it is still valid.
         settings: the app's limits and cookie policy.
         clock: monotonic seconds for the login limits (tests pass a fake clock).
+        basic_auth: also take a token as the password of ``Authorization: Basic`` (for
+            callers that cannot send a bearer token); off for the browser apps.
     """
 
     def __init__(
@@ -88,8 +106,11 @@ class WebKit:
         backend: TokenBackend,
         settings: WebSettings,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        basic_auth: bool = False,
     ) -> None:
         self.app, self.store, self.backend, self.settings = app, store, backend, settings
+        self.basic_auth = basic_auth
         self.limiter = LoginLimiter(settings, clock)
         self.session_cookie = f"docket_{app}_session"
         self.login_cookie = f"docket_{app}_login"
@@ -97,8 +118,8 @@ class WebKit:
     def viewer(
         self, request: Request, *, cookie: bool = True, bearer: bool = True
     ) -> Viewer | None:
-        """The caller behind the bearer token or the session cookie, if valid."""
-        token = bearer_token(request) if bearer else None
+        """The caller behind the bearer token (or Basic password) or the session cookie."""
+        token = self.request_token(request) if bearer else None
         if token is not None:
             return self._bearer_viewer(request, token)
         value = request.cookies.get(self.session_cookie) if cookie else None
@@ -107,6 +128,13 @@ class WebKit:
         with self.store.session() as session:
             live = sessions.find_session(session, self.app, value, self.backend)
             return None if live is None else _viewer(live.principal, live.csrf, "cookie")
+
+    def request_token(self, request: Request) -> str | None:
+        """The token a request carries: a bearer token, or (if allowed) a Basic password."""
+        found = bearer_token(request)
+        if found is None and self.basic_auth:
+            found = basic_password(request)
+        return found
 
     def _bearer_viewer(self, request: Request, token: str) -> Viewer | None:
         """The owner of a bearer token; failures count towards the login lockout."""

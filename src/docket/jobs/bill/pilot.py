@@ -138,8 +138,6 @@ def measure(
     price: Price,
     in_flight: InFlight,
     parallel: int,
-    span_s: float = 0.0,
-    own_in_flight: InFlight | None = None,
 ) -> PilotReport:
     """Measure the pilot's judgments and project ``remaining`` pairs (bootstrap intervals).
 
@@ -147,9 +145,10 @@ def measure(
     response cache (the rest of the job will not find its answers there). Wall time is the
     measured latency of the server's answers run through the runner's ramp
     (:func:`~docket.jobs.bill.figures.wall_seconds`: ``in_flight``, ``parallel``), so the
-    pilot's own start-up is not projected onto the rest; what the pilot took beyond its own
-    modelled calls (``span_s``, first pair settled to last, against ``own_in_flight``:
-    docket's work per pair) is added per pair.
+    pilot's own start-up is not projected onto the rest; docket's own work per pair
+    (:data:`~docket.jobs.bill.figures.PAIR_OVERHEAD_S`) is added, as the plan adds it. (The
+    pilot's own pace beyond its calls was tried as that figure: 20 pairs on a loaded machine
+    made it swing by a factor of three, so it is not used.)
     """
     rows = [_row(judgment, price) for _, judgment in results]
     rng = np.random.default_rng(SEED)
@@ -159,9 +158,8 @@ def measure(
     hits = int(sum(r["cache_hits"] for r in rows))
     latency = sum(r["latency_s"] for r in rows) / live if live else 0.0
     projected = {name: _scale(per_pair[name], remaining) for name in FIGURES}
-    per_pair_s = _own_time(rows, latency, span_s, own_in_flight or in_flight, parallel)
     projected["wall_s"] = Range(*(wall_seconds(c, latency, in_flight, parallel)
-                                  + per_pair_s * remaining for c in projected["calls"]))  # fmt: skip
+                                  + PAIR_OVERHEAD_S * remaining for c in projected["calls"]))  # fmt: skip
     bacc, kappa, scored = _quality(results, index)
     notes = [f"pilot of {len(rows)} pairs; intervals: 95% bootstrap over its pairs",
              f"wall time: {latency:.2f} s a call; {in_flight.source}"]  # fmt: skip
@@ -175,20 +173,6 @@ def measure(
         notes.append("no gold labels: no bAcc or kappa")
     return PilotReport(len(rows), remaining, per_pair, projected, latency, bacc, kappa, notes,
                        cache_hits=hits, scored=scored)  # fmt: skip
-
-
-def _own_time(rows: list[dict[str, float]], latency: float, span_s: float,
-              in_flight: InFlight, parallel: int) -> float:  # fmt: skip
-    """docket's own seconds per pair in the pilot: its time beyond its modelled calls.
-
-    ``span_s`` runs from the first pair settled to the last, so the start-up (the first
-    round trip, opening connections) is left out, as one round trip of the model is.
-    """
-    live = sum(r["calls"] - r["cache_hits"] for r in rows)
-    if len(rows) < 3 or not span_s or not live:
-        return PAIR_OVERHEAD_S
-    calls = wall_seconds(live, latency, in_flight, parallel) - latency
-    return max(PAIR_OVERHEAD_S, (span_s - calls) / (len(rows) - 1))
 
 
 def _row(judgment: Judgment, price: Price) -> dict[str, float]:

@@ -10,7 +10,6 @@ pilot's pairs are judged in the job itself, so the main run skips them (0 repeat
 from __future__ import annotations
 
 import dataclasses
-import time
 from typing import Any
 
 from docket.errors import ConfigError, PilotRejectedError
@@ -60,21 +59,14 @@ def run_pilot(
     # The pilot is already drawn from the selected input: no second --limit/--sample.
     inner = dataclasses.replace(spec, limit=None, sample=None)
     _refuse_caps_below_pilot(sample, inner, name, opened, spec.bill.caps, price)
-    own = main_in_flight(spec, probe=spec.bill.inputs.probe)  # where its own calls start
-    settled: list[float] = []  # when each pair settled: the pace after the start-up
-    run = run_job(sample, inner, job=name, store=opened, source=loaded.source,
-                  on_progress=lambda _done, _total: settled.append(time.monotonic()))  # fmt: skip
+    run = run_job(sample, inner, job=name, store=opened, source=loaded.source)
     with opened.read_session() as session:
         done = finished_keys(session, name)
     remaining = sum(1 for pair in loaded if pair.key not in done)
     # The main run's model starts where this one left it (the limit reached is kept).
     in_flight = main_in_flight(spec, probe=spec.bill.inputs.probe)
     parallel = parallel_calls(spec.settings, _per_round(spec), in_flight)
-    # From the first pair settled to the last: the pilot's pace without its start-up.
-    fresh = run.outcome.judged == len(sample) and len(settled) > 2
-    span = settled[-2] - settled[0] if fresh else 0.0  # the last call is the run's end
-    report = measure(run.judgments(reviewed=False), remaining, price, in_flight, parallel,
-                     span, own)  # fmt: skip
+    report = measure(run.judgments(reviewed=False), remaining, price, in_flight, parallel)
     with opened.session() as session:
         add_note(session, name, "pilot", report.to_json())
     missed = report.missed(gate) if gate is not None else ""
