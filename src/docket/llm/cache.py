@@ -18,16 +18,16 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Protocol
 
-from docket.llm.types import Completion
+from docket.llm.types import Completion, RequestKey
 
 
 class Recall(Protocol):
     """Answers kept by request key: a hit means no call is made."""
 
-    def get(self, key: str) -> Completion | None:
+    def get(self, key: str | RequestKey) -> Completion | None:
         """The kept answer to the request of ``key``, or None."""
 
-    def put(self, key: str, model: str, completion: Completion) -> None:
+    def put(self, key: str | RequestKey, model: str, completion: Completion) -> None:
         """Keep ``completion`` as the answer of ``model`` to the request of ``key``."""
 
 
@@ -71,21 +71,21 @@ class ResponseCache:
         )
         self._db.commit()
 
-    def get(self, key: str) -> Completion | None:
+    def get(self, key: str | RequestKey) -> Completion | None:
         """Return the cached completion for ``key``, or None."""
         with self._lock:
             row = self._db.execute(
-                "SELECT completion FROM responses WHERE key = ?", (key,)
+                "SELECT completion FROM responses WHERE key = ?", (str(key),)
             ).fetchone()
         return Completion.from_json(json.loads(row[0])) if row else None
 
-    def put(self, key: str, model: str, completion: Completion) -> None:
+    def put(self, key: str | RequestKey, model: str, completion: Completion) -> None:
         """Store ``completion`` under ``key`` (last write wins)."""
         blob = json.dumps(completion.to_json())
         with self._lock:
             self._db.execute(
                 "INSERT OR REPLACE INTO responses (key, model, completion) VALUES (?, ?, ?)",
-                (key, model, blob),
+                (str(key), model, blob),
             )
             self._db.commit()
 

@@ -26,7 +26,7 @@ from docket.llm.cache import Recall, ResponseCache, pair_calls
 from docket.llm.limit import AdaptiveLimit
 from docket.llm.provider import Provider, create_provider, parse_model_name
 from docket.llm.retry_log import RetryLog
-from docket.llm.types import Completion, Message, Request
+from docket.llm.types import Completion, Message, Request, RequestKey
 from docket.llm.usage import Usage
 
 T = TypeVar("T")
@@ -180,7 +180,7 @@ class Model:
         """
         journal = pair_calls.get()
         keepers = [k for k in (journal, self.cache) if k is not None]
-        key = request.cache_key(self.name) if keepers else ""
+        key = RequestKey(request, self.name)
         if (hit := self._recall(key, keepers)) is not None:
             completion = replace(hit, cached=True, retries=0)
             self.usage.add_completion(self.name, completion)
@@ -192,7 +192,7 @@ class Model:
         self.usage.add_completion(self.name, completion)
         return completion
 
-    def _recall(self, key: str, keepers: list[Recall]) -> Completion | None:
+    def _recall(self, key: RequestKey, keepers: list[Recall]) -> Completion | None:
         # The pair's journal first (kept with the job), then the user's cache; a cache hit
         # goes into the journal too, so a resume elsewhere (another cache) replays it.
         for index, keeper in enumerate(keepers):

@@ -52,6 +52,24 @@ class Request:
         return "\n".join(m.content for m in self.messages)
 
 
+class RequestKey:
+    """The cache key of a request to a model, computed when first read (``str(key)``).
+
+    Hashing the canonical request costs about half a millisecond: a call that no keeper
+    looks up (no response cache, a pair with nothing to replay) never pays it.
+    """
+
+    __slots__ = ("_model", "_request", "_value")
+
+    def __init__(self, request: Request, model_name: str) -> None:
+        self._request, self._model, self._value = request, model_name, ""
+
+    def __str__(self) -> str:
+        if not self._value:
+            self._value = self._request.cache_key(self._model)
+        return self._value
+
+
 @dataclass(frozen=True)
 class TokenLogprob:
     """A generated token with its log-probability and the top alternatives."""

@@ -161,9 +161,13 @@ async def judge_one(judge: Judge, pair: Pair, journal: CallJournal | None = None
 
     With a ``journal``, the pair's calls replay what it kept and note what they answer.
     """
+    calls = journal.begin(pair.key) if journal is not None else None
     try:
-        with journaled(journal.begin(pair.key) if journal is not None else None):
-            return pair, await judge.judge(pair), ""
+        with journaled(calls):
+            judgment = await judge.judge(pair)
+        if calls is not None:
+            calls.judged = True  # its judgment is on its way to the writer
+        return pair, judgment, ""
     except RequestRefusedError as exc:
         log.warning("pair (%s, %s) failed: %s", pair.qid, pair.docid, exc.message)
         return pair, None, exc.message

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
 
-from docket.llm.types import Completion
+from docket.llm.types import Completion, RequestKey
 from docket.store.journal import Call, add_calls, calls_of, drop_calls
 
 Key = tuple[str, str]
@@ -27,13 +27,16 @@ class PairCalls:
     """One pair's answered calls: those kept before (replayed) and those not yet written."""
 
     kept: dict[str, Completion] = field(default_factory=dict)
-    new: list[tuple[str, str, Completion]] = field(default_factory=list)
+    new: list[tuple[str | RequestKey, str, Completion]] = field(default_factory=list)
+    judged: bool = False
+    """The pair's judgment is made (its save is queued): its calls need no keeping."""
 
-    def get(self, key: str) -> Completion | None:
+    def get(self, key: str | RequestKey) -> Completion | None:
         """The kept answer to the request of ``key`` (from an earlier run), or None."""
-        return self.kept.get(key)
+        # Most pairs keep nothing: their calls' keys are never hashed for a lookup.
+        return self.kept.get(str(key)) if self.kept else None
 
-    def put(self, key: str, model: str, completion: Completion) -> None:
+    def put(self, key: str | RequestKey, model: str, completion: Completion) -> None:
         """Note an answered call, to be written if the pair is still unfinished."""
         self.new.append((key, model, completion))
 
@@ -69,13 +72,17 @@ class CallJournal:
     @property
     def pending(self) -> bool:
         """Whether a write has something to do."""
-        return bool(self.settled) or any(calls.new for calls in self.open.values())
+        return bool(self.settled) or any(
+            calls.new and not calls.judged for calls in self.open.values()
+        )
 
     def write(self, session: Session) -> None:
         """Keep the new calls of the pairs in flight; drop those of the settled pairs."""
         rows: list[Call] = []
         for key, calls in self.open.items():
-            rows += [(key, k, model, done.to_json()) for k, model, done in calls.new]
+            if calls.judged:
+                continue  # saved in this write or the next: a few milliseconds from now
+            rows += [(key, str(k), model, done.to_json()) for k, model, done in calls.new]
             if calls.new:
                 self.stored.add(key)
             calls.new = []
