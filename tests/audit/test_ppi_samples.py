@@ -2,27 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from docket.audit.draw import AuditedPair as Drawn
 from docket.audit.samples import from_audit, read_human_sample
 from docket.errors import InputError
-
-
-@dataclass(frozen=True)
-class Drawn:
-    """The fields of ``docket.audit.draw.AuditedPair`` that a human sample reads."""
-
-    qid: str
-    docid: str
-    stratum: str
-    inclusion_probability: float
-    auto_label: int
-    auto_grade: int | None
-    human_label: int | None
-    human_grade: int | None
 
 
 def test_an_audit_gives_answered_pairs_with_probabilities_for_the_answered_share():
