@@ -11,8 +11,14 @@ from pathlib import Path
 import pytest
 
 from docket.errors import ConfigError
-from docket.llm import provider
-from docket.llm.provider import BUILTIN_PROVIDERS, create_provider
+from docket.llm import Message, Model, Request, provider
+from docket.llm.provider import (
+    BUILTIN_PROVIDERS,
+    ProviderAdapter,
+    complete_provider,
+    create_provider,
+)
+from docket.llm.types import Completion
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -86,3 +92,40 @@ def test_an_unknown_prefix_lists_every_known_one(monkeypatch) -> None:  # type: 
     with pytest.raises(ConfigError) as info:
         create_provider("nosuch:model")
     assert "fake, local, openai, openai-compatible, shout" in info.value.hint
+
+
+class _Bare:
+    """A plugin provider written before the optional members were declared."""
+
+    name, max_concurrency = "bare:x", 2
+    supports_json_schema = supports_logprobs = False
+
+    async def generate(self, request):  # type: ignore[no-untyped-def]
+        return Completion(text="ok")
+
+
+class _Served(_Bare):
+    timeout_s = 5.0
+
+    async def probe(self) -> int | None:
+        return 1
+
+
+def test_a_plugin_without_the_optional_members_gets_their_defaults_once() -> None:
+    model = Model(_Bare())
+    assert isinstance(model.provider, ProviderAdapter)
+    assert (model.provider.timeout_s, model.provider.base_url, model.provider.model) == (
+        None,
+        None,
+        "",
+    )
+    assert not model.provider.can_probe and not model.provider.has_tokenizer
+    assert model.generate_sync(Request(messages=(Message("user", "hi"),))).text == "ok"
+    assert complete_provider(create_provider("fake:echo")).__class__.__name__ == "FakeProvider"
+
+
+def test_a_plugin_keeps_the_abilities_it_has() -> None:
+    model = Model(_Served(), request_timeout_s=9.0)
+    assert model.provider.can_probe and model.provider.timeout_s == 9.0
+    model.generate_sync(Request(messages=(Message("user", "hi"),)))
+    assert model.limit.current == 1  # the probe's one slot was applied

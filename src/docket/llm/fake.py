@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from docket.errors import ConfigError
+from docket.llm.provider import ProviderDefaults
 from docket.llm.types import Completion, Request
 
 Script = Callable[[Request], str | Completion]
@@ -49,7 +50,7 @@ def _token_count(text: str) -> int:
 
 
 @dataclass
-class FakeProvider:
+class FakeProvider(ProviderDefaults):
     """Answers with a script, after ``delay_s`` seconds (``asyncio.sleep``: never blocks
     the loop); counts calls and how many overlapped, so tests can assert on them."""
 

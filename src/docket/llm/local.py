@@ -33,6 +33,7 @@ from docket.llm.gguf import (
     ensure_embedded_model,
 )
 from docket.llm.llama_engine import LlamaEngine, default_threads, get_engine, import_llama_cpp
+from docket.llm.provider import ProviderDefaults
 from docket.llm.types import Completion, Message, Request
 
 DEFAULT_N_CTX = 8192
@@ -72,7 +73,7 @@ def _formatter(engine: LlamaEngine, template: str) -> Any:
 
 
 @dataclass
-class LocalProvider:
+class LocalProvider(ProviderDefaults):
     """Provider for a GGUF model run in-process by llama.cpp.
 
     Args:
@@ -90,6 +91,7 @@ class LocalProvider:
     # No grammar-constrained sampling in-process: replies are parsed tolerantly instead.
     supports_json_schema: bool = False
     supports_logprobs: bool = True
+    has_tokenizer = True
 
     def engine(self) -> LlamaEngine:
         """The shared loaded model (loads it on first use)."""

@@ -24,7 +24,7 @@ from docket.errors import (
 )
 from docket.llm.cache import Recall, ResponseCache, pair_calls
 from docket.llm.limit import AdaptiveLimit
-from docket.llm.provider import Provider, create_provider, parse_model_name
+from docket.llm.provider import Provider, complete_provider, create_provider, parse_model_name
 from docket.llm.retry_log import RetryLog
 from docket.llm.types import Completion, Message, Request, RequestKey
 from docket.llm.usage import Usage
@@ -119,8 +119,9 @@ class Model:
             provider = create_provider(spec.name)
             max_concurrency = spec.max_in_flight or max_concurrency
             request_timeout_s = spec.timeout_s or request_timeout_s
+        provider = complete_provider(provider)
         self.provider = provider
-        if request_timeout_s is not None and hasattr(provider, "timeout_s"):
+        if request_timeout_s is not None and provider.timeout_s is not None:
             provider.timeout_s = request_timeout_s
         self.cache = cache
         self.retry = retry or RetryPolicy()
@@ -128,9 +129,9 @@ class Model:
         self.usage = Usage()
         self.gate = gate
         self.limit = AdaptiveLimit(
-            self.max_concurrency, self.name, getattr(provider, "timeout_s", None),
+            self.max_concurrency, self.name, provider.timeout_s,
             # Remembered for served models (those that can be asked what they serve).
-            user_bound=max_concurrency is not None, remember=hasattr(provider, "probe"),
+            user_bound=max_concurrency is not None, remember=provider.can_probe,
         )  # fmt: skip
         self.retry_log = RetryLog(self.name)
         self._probed = False
@@ -156,12 +157,12 @@ class Model:
         # model id is refused once, before anything is sent.
         if self._probed:
             return
-        probe = getattr(self.provider, "probe", None)
-        if probe is None:
+        if not self.provider.can_probe:
             self._probed = True
             return
         loop = asyncio.get_running_loop()
         if self._probe_task is None or self._probe_loop is not loop:
+            probe = self.provider.probe
             self._probe_task, self._probe_loop = loop.create_task(self._run_probe(probe)), loop
         await asyncio.shield(self._probe_task)
 

@@ -39,6 +39,7 @@ from docket.errors import (
     ServerBusyError,
     TransientModelError,
 )
+from docket.llm.provider import ProviderDefaults
 from docket.llm.server_info import ask_server
 from docket.llm.types import Completion, Request, TokenLogprob
 
@@ -64,7 +65,7 @@ def _check_reachable_allowed(base_url: str | None) -> None:
 
 
 @dataclass
-class OpenAICompatibleProvider:
+class OpenAICompatibleProvider(ProviderDefaults):
     """Chat completions over HTTP against an OpenAI-compatible base URL."""
 
     name: str
@@ -75,6 +76,7 @@ class OpenAICompatibleProvider:
     max_concurrency: int = DEFAULT_MAX_IN_FLIGHT
     supports_json_schema: bool = True
     supports_logprobs: bool = True
+    can_probe = True
     json_mode: str = "json_schema"
     """How a JSON schema is sent: ``json_schema`` (OpenAI, vLLM, Ollama, llama.cpp's C++
     server) or ``json_object`` with a ``schema`` member (llama-cpp-python's server). The

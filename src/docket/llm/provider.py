@@ -19,14 +19,14 @@ name (nor of cache keys or stored judgments).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import import_module
 from importlib.metadata import entry_points
 from typing import Protocol, runtime_checkable
 
 from docket.errors import ConfigError
-from docket.llm.types import Completion, Request
+from docket.llm.types import Completion, Message, Request
 
 
 @runtime_checkable
@@ -40,9 +40,90 @@ class Provider(Protocol):
     supports_json_schema: bool
     supports_logprobs: bool
 
+    timeout_s: float | None
+    """Seconds one request may take; None: the provider takes no timeout (``?timeout=``
+    is then not applied)."""
+    base_url: str | None
+    """The HTTP server behind the provider, if any (its ``/tokenize`` may count tokens)."""
+    model: str
+    """The model id sent to that server ("" when there is none)."""
+    can_probe: bool
+    """True when :meth:`probe` asks a server what it serves (the in-flight limit it
+    learns is then remembered for the model)."""
+    has_tokenizer: bool
+    """True when :meth:`count_prompt_tokens` counts exactly."""
+
     async def generate(self, request: Request) -> Completion:
         """Answer one request; raise TransientModelError for retryable failures."""
         ...
+
+    async def probe(self) -> int | None:
+        """Ask the server what it serves before the first call: its slots, or None."""
+        ...
+
+    def count_prompt_tokens(self, messages: Sequence[Message]) -> int:
+        """Prompt tokens of ``messages`` (only when ``has_tokenizer``)."""
+        ...
+
+
+class ProviderDefaults:
+    """The optional :class:`Provider` members, for providers that lack an ability.
+
+    docket's providers inherit it; a plugin's provider that does not is wrapped once in a
+    :class:`ProviderAdapter` by :func:`complete_provider`.
+    """
+
+    timeout_s: float | None = None
+    base_url: str | None = None
+    model: str = ""
+    can_probe: bool = False
+    has_tokenizer: bool = False
+
+    async def probe(self) -> int | None:
+        """Nothing to ask: no server behind this provider."""
+        return None
+
+    def count_prompt_tokens(self, messages: Sequence[Message]) -> int:
+        """Not available (``has_tokenizer`` is False)."""
+        raise NotImplementedError(f"{type(self).__name__} has no tokenizer")
+
+
+OPTIONAL_MEMBERS = ("timeout_s", "base_url", "model", "can_probe", "has_tokenizer", "probe",
+                    "count_prompt_tokens")  # fmt: skip
+
+
+class ProviderAdapter(ProviderDefaults):
+    """A plugin's provider with the optional members it lacks filled in.
+
+    Members the plugin does have are its own (read and written through to it); a plugin
+    with ``probe`` or ``count_prompt_tokens`` keeps those abilities.
+    """
+
+    def __init__(self, inner: object) -> None:
+        object.__setattr__(self, "inner", inner)
+        if hasattr(inner, "probe"):
+            object.__setattr__(self, "can_probe", True)
+        if hasattr(inner, "count_prompt_tokens"):
+            object.__setattr__(self, "has_tokenizer", True)
+
+    def __getattribute__(self, name: str) -> object:
+        inner = object.__getattribute__(self, "inner")
+        if name != "inner" and hasattr(inner, name):
+            return getattr(inner, name)
+        return object.__getattribute__(self, name)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        setattr(object.__getattribute__(self, "inner"), name, value)
+
+
+def complete_provider(provider: object) -> Provider:
+    """``provider`` itself if it declares every :class:`Provider` member, else wrapped once
+    in a :class:`ProviderAdapter` (plugins written before those members existed)."""
+    if isinstance(provider, ProviderDefaults) or all(
+        hasattr(provider, name) for name in OPTIONAL_MEMBERS
+    ):
+        return provider  # type: ignore[return-value]
+    return ProviderAdapter(provider)
 
 
 ProviderFactory = Callable[[str], Provider]
@@ -161,4 +242,4 @@ def create_provider(model_name: str) -> Provider:
             f"unknown model '{model_name}'",
             hint=f"use one of the prefixes {known}, e.g. 'local' or 'openai:gpt-4o-mini'",
         )
-    return factory(rest)
+    return complete_provider(factory(rest))

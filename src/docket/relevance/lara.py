@@ -112,6 +112,7 @@ class LaraJudge:
     """
 
     method = "lara"
+    batch_step = True  # finalize learns the thresholds and escalates
 
     def __init__(self, options: JudgeOptions, model: Model) -> None:
         self.options = options

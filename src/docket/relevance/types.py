@@ -66,13 +66,13 @@ class Judgment:
 
 
 class Judge(Protocol):
-    """A relevance method. Batch methods (LARA) post-process with ``finalize``.
-
-    A judge whose ``finalize`` is the identity may say so with a class attribute
-    ``batch_step = False``; the runner then never loads the whole job to call it.
-    """
+    """A relevance method. Batch methods (LARA) post-process with ``finalize``."""
 
     method: str
+    batch_step: bool
+    """False when ``finalize`` is the identity: the runner then never loads the whole job
+    to call it (DREAM, single, majority). A judge without it is taken as True
+    (:func:`complete_judge`)."""
 
     async def judge(self, pair: Pair) -> Judgment:
         """Judge one pair."""
@@ -87,3 +87,28 @@ class Judge(Protocol):
         of ``judgments`` in all (a spend cap's ``escalations``); None: no limit.
         """
         ...
+
+
+class JudgeAdapter:
+    """A judge written without ``batch_step``, with the default (True) filled in.
+
+    Everything else is the judge's own (read through to it).
+    """
+
+    batch_step = True
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "inner":  # not set yet (unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.inner, name)
+
+
+def complete_judge(judge: Any) -> Judge:
+    """``judge`` itself if it declares every :class:`Judge` member, else wrapped once in a
+    :class:`JudgeAdapter` (judges written before ``batch_step`` was declared)."""
+    if hasattr(judge, "batch_step"):
+        return judge  # type: ignore[no-any-return]
+    return JudgeAdapter(judge)

@@ -26,7 +26,7 @@ from typing import Protocol
 from docket.errors import CapReachedError, ModelUnavailableError, RequestRefusedError
 from docket.fanout import bounded_each
 from docket.llm.cache import journaled
-from docket.relevance.types import Judge, Judgment, Pair
+from docket.relevance.types import Judge, Judgment, Pair, complete_judge
 from docket.runner.batches import FLUSH_EVERY_S, Claimer, Key, Tally, Writer, new_owner
 from docket.runner.journal import CallJournal
 from docket.runner.records import judgment_from_record, pair_from_record, save_judgment
@@ -86,7 +86,7 @@ async def judge_pairs(
         return _outcome(tally, await judge_elsewhere(todo, executor, store, shared, tally,
                                                      concurrency, on_result))  # fmt: skip
     # Claims come a window ahead (one transaction per window); commits every MAX_BATCH.
-    reviews = None if getattr(judge, "batch_step", True) else required_reviews
+    reviews = None if complete_judge(judge).batch_step else required_reviews
     writer = Writer(store, job, owner, max(1, min(concurrency, MAX_BATCH)), reviews, journal)
     heartbeat = asyncio.ensure_future(_keep_alive(claimer, writer, lease_s / 3))
     error = None
@@ -274,7 +274,8 @@ def finalize_job(store: Store, job: str, judge: Judge) -> None:
     Methods whose batch step changes nothing (``batch_step = False`` on the judge: DREAM,
     single, majority) skip it, so a large job is never loaded into memory at once.
     """
-    if not getattr(judge, "batch_step", True):
+    judge = complete_judge(judge)
+    if not judge.batch_step:
         return
     with store.read_session() as session:
         records = load_judgments(session, job)

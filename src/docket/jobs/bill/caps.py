@@ -25,7 +25,7 @@ from docket.jobs.bill.live import LiveSpend
 from docket.llm.types import Completion, Request
 from docket.llm.usage import Price
 from docket.relevance import Judge, JudgeOptions
-from docket.relevance.types import Judgment, Pair
+from docket.relevance.types import Judgment, Pair, complete_judge
 from docket.store import Store
 from docket.store.spend import DIMENSIONS, ensure_spend, give, spend_of, take
 
@@ -274,9 +274,9 @@ class CappedJudge:
     """A judge whose pairs start only within the caps (see :class:`CapGate`)."""
 
     def __init__(self, judge: Judge, caps: CapGate) -> None:
-        self.inner, self.caps = judge, caps
+        self.inner, self.caps = complete_judge(judge), caps
         self.method = judge.method
-        self.batch_step = getattr(judge, "batch_step", True)
+        self.batch_step = self.inner.batch_step
 
     async def judge(self, pair: Pair) -> Judgment:
         """Hold the pair's worst case, judge it, return the unused hold."""

@@ -17,6 +17,7 @@ from typing import Literal
 
 from docket.llm.cache import journaled
 from docket.llm.model import Model
+from docket.llm.provider import ProviderDefaults
 from docket.llm.types import Completion, Request, TokenLogprob
 from docket.relevance import Judge, JudgeOptions, build_judge, prompts
 from docket.relevance.types import Pair
@@ -40,7 +41,7 @@ def typical_reply(request: Request, label: int) -> str:
 
 
 @dataclass
-class DryProvider:
+class DryProvider(ProviderDefaults):
     """Answers at once without a model; records every request it is sent."""
 
     name: str

@@ -54,12 +54,11 @@ def token_counter(model: str, probe: bool = True) -> TokenCounter:
     except Exception as exc:  # noqa: BLE001 - an unusable model is reported by the run itself
         log.debug("no tokenizer for %s: %s", model, exc)
         return ESTIMATE
-    own = getattr(provider, "count_prompt_tokens", None)
-    if own is not None:
-        return TokenCounter(own, f"{provider.name}'s own tokenizer", True)
-    base = getattr(provider, "base_url", None)
+    if provider.has_tokenizer:
+        return TokenCounter(provider.count_prompt_tokens, f"{provider.name}'s own tokenizer", True)
+    base = provider.base_url
     if base and probe:
-        served = _served_counter(base, getattr(provider, "model", ""))
+        served = _served_counter(base, provider.model)
         if served is not None:
             return served
     return ESTIMATE
