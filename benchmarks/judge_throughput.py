@@ -13,7 +13,7 @@ and the CPU floor of an HTTP client per call.
     python benchmarks/judge_throughput.py --burst    # 3,072 pairs at 1 s (about 1 minute)
 
 Prints a table and writes benchmarks/results/judge_throughput.json (``--burst``:
-judge_burst.json). The burst rows time a job from the server's first request to its last
+judge_throughput_burst.json). The burst rows time a job from the server's first request to its last
 reply: the start of the calls-in-flight limit is all of the difference there.
 """
 
@@ -361,8 +361,14 @@ class _Skip(Exception):
     """Leave out the rows at 200 ms (``--big-only``)."""
 
 
+BURST_KEYS = ["run", "pairs", "C", "latency_ms", "window_s", "ideal_s", "share_of_ideal",
+              "peak_in_flight", "llm_calls"]  # fmt: skip
+
+
 def tables(result: dict) -> list[Table]:
-    """The stored rows, one line per run."""
+    """The stored rows, one line per run (the burst's own columns for ``--burst``)."""
+    if result["rows"] and "window_s" in result["rows"][0]:
+        return [dict_table(result["rows"], BURST_KEYS)]
     keys = ["run", "pairs", "C", "latency_ms", "calls_per_pair", "pairs_per_s", "ideal_pairs_per_s",
             "share_of_ideal", "steady_share", "cpu_ms_per_call", "peak_in_flight", "wall_s", "rss_mib", "llm_calls"]  # fmt: skip
     return [dict_table(result["rows"], keys)]
@@ -419,11 +425,10 @@ def burst(n: int = 3072, c: int = 256, latency: float = 1.0) -> None:
                 rows.append(_burst_row(f"docket single, {name}", result, n, bound or 64, latency))
         finally:
             server.stop()
-    keys = ["run", "pairs", "C", "latency_ms", "window_s", "ideal_s", "share_of_ideal",
-            "peak_in_flight", "llm_calls"]  # fmt: skip
-    out = RESULTS.with_name("judge_burst.json")
-    write_results(out, {"cores": os.cpu_count(), "load_before": load, "rows": rows})
-    print_tables([dict_table(rows, keys)])
+    out = RESULTS.with_name("judge_throughput_burst.json")
+    result = {"cores": os.cpu_count(), "load_before": load, "rows": rows}
+    write_results(out, result)
+    print_tables(tables(result))
     print(f"wrote {out}")
 
 

@@ -112,29 +112,18 @@ def build(
     """Build a dataset: one confirmed violation per sample, counts by tier, persona and drops."""
     from docket.adherence.record import read_records
     from docket.adherence.rules import load_rules
-    from docket.readeval import BuildConfig, BuildModels, build_dataset, write_dataset
+    from docket.readeval import BuildConfig, build_dataset
 
     ruleset = load_rules(rules)
     seed_records = read_records(seeds)
     scenario_records = read_records(scenarios) if scenarios else []
     config = BuildConfig(
-        samples=samples,
-        seed=seed,
-        tiers=parse_tiers(tiers),  # type: ignore[arg-type]
-        max_iterations=max_iterations,
-        temperature=temperature,
-        judge_timeout_s=judge_timeout,
+        samples=samples, seed=seed, tiers=parse_tiers(tiers),  # type: ignore[arg-type]
+        max_iterations=max_iterations, temperature=temperature, judge_timeout_s=judge_timeout,
         **_personas(persona),
-    )
-    get_model = model_factory(load_settings(cache=cache))
-
-    def pick(name: str | None) -> Any:
-        return get_model(name) if name else None
-
-    models = BuildModels(
-        generator=pick(generator_model),
-        judge_sim=pick(judge_sim_model or judge_model),
-        judge_sub=pick(judge_sub_model or judge_model),
+    )  # fmt: skip
+    models = _build_models(
+        cache, generator_model, judge_sim_model or judge_model, judge_sub_model or judge_model
     )
     with _bar() as bar:
         update = _updater(bar, "building")
@@ -149,6 +138,28 @@ def build(
                 progress=update,
             )
         )
+    _save_build(result, output)
+
+
+def _build_models(
+    cache: str | None, generator: str | None, judge_sim: str | None, judge_sub: str | None
+) -> Any:
+    """The build's models by name (``None`` where no name is given)."""
+    from docket.readeval import BuildModels
+
+    get_model = model_factory(load_settings(cache=cache))
+
+    def pick(name: str | None) -> Any:
+        return get_model(name) if name else None
+
+    return BuildModels(generator=pick(generator), judge_sim=pick(judge_sim),
+                       judge_sub=pick(judge_sub))  # fmt: skip
+
+
+def _save_build(result: Any, output: Path) -> None:
+    """Write the built dataset and report it; with no sample kept, report why and fail."""
+    from docket.readeval import write_dataset
+
     if not result.dataset.samples:
         _report_build(result, None)
         raise UserError(
@@ -204,18 +215,9 @@ def run(
     from docket.adherence.rules import load_rules
     from docket.readeval import read_dataset, run_readeval
 
-    unknown = [m for m in mode if m not in ("atomic", "holistic")]
-    if unknown:
-        raise ConfigError(
-            f"unknown mode(s) {unknown}", hint="use --mode atomic and/or --mode holistic"
-        )
+    _check_modes(mode)
     data = read_dataset(dataset)
-    ruleset = load_rules(rules)
-    chosen = parse_tiers(tiers)
-    if chosen is not None:
-        ruleset = ruleset.model_copy(
-            update={"rules": [r for r in ruleset.rules if r.tier in chosen]}
-        )
+    ruleset = _only_tiers(load_rules(rules), tiers)
     get_model = model_factory(load_settings(model=model, cache=cache))
     needed = {rule.tier for rule in ruleset.rules} | ({"sub"} if "holistic" in mode else set())
     with _bar() as bar:
@@ -233,6 +235,30 @@ def run(
                 progress=lambda label: _updater(bar, f"verifying ({label})"),
             )
         )
+    _report_run(report, output)
+
+
+def _check_modes(mode: list[str]) -> None:
+    """Refuse a ``--mode`` other than atomic and holistic."""
+    unknown = [m for m in mode if m not in ("atomic", "holistic")]
+    if unknown:
+        raise ConfigError(
+            f"unknown mode(s) {unknown}", hint="use --mode atomic and/or --mode holistic"
+        )
+
+
+def _only_tiers(ruleset: Any, tiers: str | None) -> Any:
+    """``ruleset`` keeping only the rules of the ``--tiers`` chosen (all when none)."""
+    chosen = parse_tiers(tiers)
+    if chosen is not None:
+        ruleset = ruleset.model_copy(
+            update={"rules": [r for r in ruleset.rules if r.tier in chosen]}
+        )
+    return ruleset
+
+
+def _report_run(report: Any, output: Path | None) -> None:
+    """Print the run's warnings and tables; write the JSON report if asked."""
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
     say = notes_console(output)

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from docket.audit.linear import docket_only
+from docket.audit.ppi_report import PpiReport
 from docket.cli.common import escape, id_column
 from docket.cli.eval_systems_ppi import (
     AuditJobOpt,
@@ -127,9 +128,27 @@ def systems(
         variants = qrels_variants(original, completed, condensed, whole)
         table = per_query_variants(variants, systems_, parse_measures(report.measures))
     tests = _significance(table, report, alpha, permutations, seed) if significance else []
+    _write_outputs(report, tests if significance else None, ppi_report, out_path, plot)
+    say = notes_console(out_path, per_query, trec_eval)  # stdout may be the -q output
+    _print_systems(report, say)
+    for rendered in significance_tables(tests, alpha) if significance else []:
+        say.print(rendered)
+    if ppi_report is not None:
+        print_ppi(ppi_report, say)
+    _write_per_query(table, report, per_query, trec_eval, say)
+
+
+def _write_outputs(
+    report: SystemsReport,
+    tests: list[PairTest] | None,
+    ppi_report: PpiReport | None,
+    out_path: Path | None,
+    plot: Path | None,
+) -> None:
+    """Write the JSON report (with the significance tests when run, and PPI) and the plot."""
     if out_path is not None:
         data = report.model_dump(mode="json")
-        if significance:
+        if tests is not None:
             data["significance"] = [t.model_dump(mode="json") for t in tests]
         if ppi_report is not None:
             data["ppi"] = ppi_report.to_json()
@@ -138,13 +157,6 @@ def systems(
         from docket.ir.plot import plot_rank_shifts
 
         plot_rank_shifts(report, plot)
-    say = notes_console(out_path, per_query, trec_eval)  # stdout may be the -q output
-    _print_systems(report, say)
-    for rendered in significance_tables(tests, alpha) if significance else []:
-        say.print(rendered)
-    if ppi_report is not None:
-        print_ppi(ppi_report, say)
-    _write_per_query(table, report, per_query, trec_eval, say)
 
 
 def _significance(

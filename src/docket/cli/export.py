@@ -100,6 +100,14 @@ def export(
     if completed is not None:
         _export_completed(job, output, completed, provenance, level, rel_level, db)
         return
+    _export_labels(job, output, fmt, labels, grades, rel_level, undecided, db)
+
+
+def _export_labels(
+    job: str, output: Path, fmt: str, labels: str, grades: str, rel_level: int,
+    undecided: Path | None, db: str | None,
+) -> None:  # fmt: skip
+    """The job's labels as qrels or JSONL; escalated pairs without a decision listed apart."""
     if fmt not in ("qrels", "jsonl") or labels not in ("judged", "reviewed"):
         raise ConfigError("--format must be qrels or jsonl and --labels judged or reviewed")
     check_export_options(grades, rel_level)

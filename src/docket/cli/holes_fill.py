@@ -96,13 +96,8 @@ def fill_command(
     if filled.run.error is not None:
         console.print(f"[red]stopped early:[/red] {escape(filled.run.error.one_line())}")
     written = _complete_enough(filled, judging.allow_failed)
-    if written:  # each file is written to a temporary name and renamed
-        write_qrels(filled.result.completed, out_qrels)
-        write_provenance(filled.result.records, provenance)
-        if whole_pool is not None and filled.result.whole_pool is not None:
-            write_qrels(filled.result.whole_pool, whole_pool)
-            out.print(f"whole pool: {count_judgments(filled.result.whole_pool)} new labels "
-                      f"written to {escape(whole_pool)}")  # fmt: skip
+    if written:
+        _write_fill(filled, out_qrels, provenance, whole_pool)
     _print_fill(filled, out_qrels, spec.settings.db, written)
     print_failed(filled.run.failed, filled.run.outcome.busy)
     if audit and written:
@@ -114,6 +109,19 @@ def fill_command(
         _print_not_written(filled, out_qrels, provenance)
     finish_run([filled.run], judging.allow_failed)
     return filled
+
+
+def _write_fill(
+    filled: HoleFill, out_qrels: Path, provenance: Path, whole_pool: Path | None
+) -> None:
+    """Write the completed qrels, the provenance and, if asked, the whole pool's new labels."""
+    # each file is written to a temporary name and renamed
+    write_qrels(filled.result.completed, out_qrels)
+    write_provenance(filled.result.records, provenance)
+    if whole_pool is not None and filled.result.whole_pool is not None:
+        write_qrels(filled.result.whole_pool, whole_pool)
+        out.print(f"whole pool: {count_judgments(filled.result.whole_pool)} new labels "
+                  f"written to {escape(whole_pool)}")  # fmt: skip
 
 
 def _print_not_written(filled: HoleFill, out_qrels: Path, provenance: Path) -> None:

@@ -37,7 +37,7 @@ from docket.holes.order import MEASURED_ORDERS
 from docket.holes.order_sim import OrderSimulation, simulate_orders
 from docket.holes.ordered import BATCH
 from docket.holes.plot import plot_order_curves
-from docket.holes.run import simulate_holes
+from docket.holes.run import HoleSimulation, simulate_holes
 from docket.holes.simulate import SimulationReport
 
 OptCorpus = Annotated[
@@ -121,6 +121,14 @@ def simulate_command(
             oracle_spec(spec) if oracle else spec,
             on_progress=on_progress, judge=OracleJudge() if oracle else None, **common,
         )  # fmt: skip
+    _finish_simulation(simulation, out_path, judging.allow_failed)
+    return simulation
+
+
+def _finish_simulation(
+    simulation: HoleSimulation, out_path: Path | None, allow_failed: bool
+) -> None:
+    """Report a refill simulation: stop reason, JSON file, table, failed pairs, exit code."""
     run = simulation.run
     if run.error is not None:
         console.print(f"[red]stopped early:[/red] {escape(run.error.one_line())}")
@@ -128,8 +136,7 @@ def simulate_command(
         write_json(simulation.report.model_dump(mode="json"), out_path)
     _print_simulation(simulation.report, run.job)
     print_failed(run.failed, run.outcome.busy)
-    finish_run([run], judging.allow_failed)
-    return simulation
+    finish_run([run], allow_failed)
 
 
 def _finish_budget(report: OrderSimulation, out_path: Path | None, plot: Path | None) -> None:

@@ -10,6 +10,7 @@ the refilled qrels against the ranking under the full qrels.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -102,23 +103,17 @@ def simulate_orders(
     :func:`~docket.holes.fill_holes`.
     """
     spec = spec or JobSpec.of()
-    judge = OracleJudge() if oracle else judge
-    spec = oracle_spec(spec) if oracle else spec
-    if (queries is None or corpus is None) and not oracle:
-        raise UserError("--queries and --corpus are needed unless the judge is --oracle")
-    original, systems, texts, documents = load_ir_inputs(
-        qrels, runs, BlankQueries() if queries is None else queries,
-        BlankCorpus() if corpus is None else corpus, **inputs,
+    judge, spec = (OracleJudge(), oracle_spec(spec)) if oracle else (judge, spec)
+    original, systems, kept, dropped, by_key = _dropped_pairs(
+        qrels, runs, queries, corpus, oracle, fraction, seed, depth, rel_level,
+        guidance, guidance_field, inputs,
     )  # fmt: skip
-    kept, dropped = _drop(original, systems, texts, documents, fraction, seed, depth)
-    described = load_guidance(queries, guidance, guidance_field)
-    made = build_pairs(dropped, texts, documents, original, rel_level, described)
-    by_key = {p.key: p for p in made.pairs}
     counts = sorted({parse_hole_count(b, len(by_key)) for b in budgets})
     method = judge.method if judge else spec.method
     name = job or f"budget-{job_stem(qrels)}-{method}-{seed}"
     parsed = parse_measures([measure])
-    full = evaluate_runs(original, systems, parsed)
+    scoring = _Scoring(systems, kept, dropped, rel_level, parsed,
+                       evaluate_runs(original, systems, parsed))  # fmt: skip
     points, curves, calls = [], {}, 0
     for order in orders:
         planner = HoleOrder(by_key, systems, kept, order=order, seed=order_seed,
@@ -129,21 +124,60 @@ def simulate_orders(
         )  # fmt: skip
         ordered.run.raise_for_error()
         calls += ordered.run.usage.calls
-        labels = {(j.qid, j.docid): j for _, j in ordered.run.judgments()}
-        found = [int(dropped[k] >= rel_level and _label(labels, k) == 1) for k in ordered.drawn]
-        curves[order] = _cumulative(found)
-        for count in counts:
-            prefix = [labels[k] for k in ordered.drawn[:count] if k in labels]
-            refilled = evaluate_runs(compose_qrels(kept, prefix, "reviewed", rel_level),
-                                     systems, parsed)  # fmt: skip
-            points.append(_point(order, count, prefix, found, dropped, rel_level,
-                                 compare_rankings(order, full, refilled, str(parsed[0]))))  # fmt: skip
+        curves[order] = _score_order(order, ordered, counts, points, scoring)
     return OrderSimulation(
-        method=method, fraction=fraction, seed=seed, order_seed=order_seed,
-        measure=str(parsed[0]),
-        dropped=len(by_key), relevant=sum(dropped[k] >= rel_level for k in by_key),
-        budgets=counts, points=points, curves=curves, calls=calls, job=name,
+        method=method, fraction=fraction, seed=seed, order_seed=order_seed, job=name,
+        measure=str(parsed[0]), dropped=len(by_key), budgets=counts, calls=calls,
+        relevant=sum(dropped[k] >= rel_level for k in by_key), points=points, curves=curves,
     )  # fmt: skip
+
+
+def _dropped_pairs(
+    qrels: QrelsIn, runs: RunsIn, queries: Any, corpus: Any, oracle: bool, fraction: float,
+    seed: int, depth: int | None, rel_level: int, guidance: GuidanceIn,
+    guidance_field: str | None, inputs: dict[str, Any],
+) -> tuple[Qrels, list[Run], Qrels, dict[Key, int], dict[Key, Any]]:  # fmt: skip
+    """Load the inputs, drop a seeded ``fraction`` of the judged pairs and build the
+    dropped pairs to refill: (original, systems, kept qrels, dropped grades, pairs by key)."""
+    if (queries is None or corpus is None) and not oracle:
+        raise UserError("--queries and --corpus are needed unless the judge is --oracle")
+    original, systems, texts, documents = load_ir_inputs(
+        qrels, runs, BlankQueries() if queries is None else queries,
+        BlankCorpus() if corpus is None else corpus, **inputs,
+    )  # fmt: skip
+    kept, dropped = _drop(original, systems, texts, documents, fraction, seed, depth)
+    described = load_guidance(queries, guidance, guidance_field)
+    made = build_pairs(dropped, texts, documents, original, rel_level, described)
+    return original, systems, kept, dropped, {p.key: p for p in made.pairs}
+
+
+@dataclass(frozen=True)
+class _Scoring:
+    """What every order's refilled qrels are scored against."""
+
+    systems: Sequence[Run]
+    kept: Qrels
+    dropped: Mapping[Key, int]
+    rel_level: int
+    parsed: list[Any]
+    full: Any
+
+
+def _score_order(
+    order: str, ordered: Any, counts: list[int], points: list[OrderPoint], scoring: _Scoring
+) -> list[int]:
+    """Append to ``points`` the refill of each budget in ``counts`` by ``order``'s prefix;
+    return the cumulative count of dropped relevant pairs found along the order."""
+    s = scoring
+    labels = {(j.qid, j.docid): j for _, j in ordered.run.judgments()}
+    found = [int(s.dropped[k] >= s.rel_level and _label(labels, k) == 1) for k in ordered.drawn]
+    for count in counts:
+        prefix = [labels[k] for k in ordered.drawn[:count] if k in labels]
+        refilled = evaluate_runs(compose_qrels(s.kept, prefix, "reviewed", s.rel_level),
+                                 s.systems, s.parsed)  # fmt: skip
+        points.append(_point(order, count, prefix, found, s.dropped, s.rel_level,
+                             compare_rankings(order, s.full, refilled, str(s.parsed[0]))))  # fmt: skip
+    return _cumulative(found)
 
 
 def _drop(

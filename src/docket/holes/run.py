@@ -21,7 +21,7 @@ from docket.holes.ordered import BATCH, judge_in_order
 from docket.holes.simulate import SimulationReport, plan_simulation, score_simulation
 from docket.ir.corpus import Corpus, open_corpus
 from docket.ir.formats import Qrels, Run, read_qrels, read_runs
-from docket.ir.holes import find_holes, pool
+from docket.ir.holes import HoleReport, find_holes, pool
 from docket.ir.provenance import ProvenanceRecord
 from docket.ir.queries import read_guidance, read_queries
 from docket.jobs.result import JobRun
@@ -123,29 +123,14 @@ def load_guidance(
 
 
 def fill_holes(
-    qrels: QrelsIn,
-    runs: RunsIn,
-    queries: Mapping[str, str] | str | Path,
-    corpus: Corpus | str | Path,
-    spec: JobSpec | None = None,
-    *,
-    depth: int = 10,
-    audit: bool = False,
-    limit: int | None = None,
-    level: str = "reviewed",
-    rel_level: int = 1,
-    job: str | None = None,
-    on_progress: Progress | None = None,
-    judge: Judge | None = None,
-    budget: int | str | None = None,
-    order: str = "depth",
-    seed: int = 0,
-    batch: int = BATCH,
-    guidance: GuidanceIn = None,
-    guidance_field: str | None = None,
-    whole_pool: bool = False,
-    **inputs: Any,
-) -> HoleFill:
+    qrels: QrelsIn, runs: RunsIn, queries: Mapping[str, str] | str | Path,
+    corpus: Corpus | str | Path, spec: JobSpec | None = None, *,
+    depth: int = 10, audit: bool = False, limit: int | None = None, level: str = "reviewed",
+    rel_level: int = 1, job: str | None = None, on_progress: Progress | None = None,
+    judge: Judge | None = None, budget: int | str | None = None, order: str = "depth",
+    seed: int = 0, batch: int = BATCH, guidance: GuidanceIn = None,
+    guidance_field: str | None = None, whole_pool: bool = False, **inputs: Any,
+) -> HoleFill:  # fmt: skip
     """Judge the unjudged pooled pairs and compose completed qrels with provenance.
 
     Args:
@@ -181,33 +166,55 @@ def fill_holes(
     described = load_guidance(queries, guidance, guidance_field)
     holes = find_holes(original, systems, depth)
     name = job or f"holes-{job_stem(qrels)}-{judge.method if judge else spec.method}"
-    count = None
     audit = audit or whole_pool
     if budget is not None or order != "depth":
-        if audit or limit:
-            raise ConfigError(
-                "--budget/--order replace --limit, --audit and --whole-pool; give one of them"
-            )
+        _refuse_limit_with_budget(audit, limit)
         pairs = build_pairs(holes.hole_keys, texts, documents, original, rel_level, described)
-        by_key = {pair.key: pair for pair in pairs.pairs}
-        count = len(by_key) if budget is None else parse_hole_count(budget, len(by_key))
-        planner = HoleOrder(by_key, systems, original, order=order, seed=seed,
-                            rel_level=rel_level)  # fmt: skip
-        kept = {"order": order, "seed": seed, "depth": depth, "rel_level": rel_level}
-        run = judge_in_order(by_key, planner, count, spec, job=name, source=source_name(qrels),
-                             settings=kept,
-                             batch=batch, on_progress=on_progress, judge=judge).run  # fmt: skip
+        count, run = _judge_budgeted(pairs, original, systems, spec, name, qrels, depth, rel_level,
+                                     budget, order, seed, batch, on_progress, judge)  # fmt: skip
     else:
-        ranked = [(hole.qid, hole.docid) for hole in holes.by_pool_rank()]  # what --limit keeps
-        keys = ranked + (_pooled_judged(original, systems, depth) if audit else [])
+        keys = _ranked_keys(holes, original, systems, depth, audit)
         pairs = build_pairs(keys[:limit] if limit else keys, texts, documents, original,
                             rel_level, described)  # fmt: skip
-        run = run_job(pairs.pairs, spec, job=name, source=source_name(qrels),
-                      on_progress=on_progress, judge=judge)  # fmt: skip
-    judgments = [j for _, j in run.judgments()]
-    result = summarize_fill(original, judgments, level=level, rel_level=rel_level,
-                            whole_pool=whole_pool)  # fmt: skip
+        count, run = None, run_job(pairs.pairs, spec, job=name, source=source_name(qrels),
+                                   on_progress=on_progress, judge=judge)  # fmt: skip
+    result = summarize_fill(original, [j for _, j in run.judgments()], level=level,
+                            rel_level=rel_level, whole_pool=whole_pool)  # fmt: skip
     return HoleFill(run, result, len(holes.holes), depth, pairs, original, count, order)
+
+
+def _refuse_limit_with_budget(audit: bool, limit: int | None) -> None:
+    """A budgeted order chooses the pairs itself: --limit, --audit and --whole-pool conflict."""
+    if audit or limit:
+        raise ConfigError(
+            "--budget/--order replace --limit, --audit and --whole-pool; give one of them"
+        )
+
+
+def _ranked_keys(
+    holes: HoleReport, original: Qrels, systems: list[Run], depth: int, audit: bool
+) -> list[tuple[str, str]]:
+    """The holes best-ranked first (what --limit keeps), then with ``audit`` the judged
+    pooled pairs."""
+    ranked = [(hole.qid, hole.docid) for hole in holes.by_pool_rank()]  # what --limit keeps
+    return ranked + (_pooled_judged(original, systems, depth) if audit else [])
+
+
+def _judge_budgeted(
+    pairs: PairSet, original: Qrels, systems: list[Run], spec: JobSpec, name: str, qrels: QrelsIn,
+    depth: int, rel_level: int, budget: int | str | None, order: str, seed: int, batch: int,
+    on_progress: Progress | None, judge: Judge | None,
+) -> tuple[int, JobRun]:  # fmt: skip
+    """Judge ``budget`` of the holes' ``pairs`` (all when None) in ``order``: (count, run)."""
+    by_key = {pair.key: pair for pair in pairs.pairs}
+    count = len(by_key) if budget is None else parse_hole_count(budget, len(by_key))
+    planner = HoleOrder(by_key, systems, original, order=order, seed=seed,
+                        rel_level=rel_level)  # fmt: skip
+    kept = {"order": order, "seed": seed, "depth": depth, "rel_level": rel_level}
+    run = judge_in_order(by_key, planner, count, spec, job=name, source=source_name(qrels),
+                         settings=kept,
+                         batch=batch, on_progress=on_progress, judge=judge).run  # fmt: skip
+    return count, run
 
 
 def simulate_holes(

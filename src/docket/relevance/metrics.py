@@ -181,6 +181,25 @@ def _graded_pairs(
     return pairs
 
 
+def _scored_pairs(
+    judgments: Sequence[Judgment], humans: Mapping[Key, int] | None, gold: Mapping[Key, int]
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]], int]:
+    """(final label, gold) of every pair with both, the same for the pairs decided
+    automatically, and the number of pairs left without a final label."""
+    final_pairs, auto_pairs, unresolved = [], [], 0
+    for j in judgments:
+        key = (j.qid, j.docid)
+        label = final_label(j, humans, gold)
+        if label is None:
+            unresolved += 1
+            continue
+        if key in gold:
+            final_pairs.append((label, gold[key]))
+            if j.decided_by in AUTOMATIC:
+                auto_pairs.append((label, gold[key]))
+    return final_pairs, auto_pairs, unresolved
+
+
 def compute_metrics(
     method: str,
     judgments: Sequence[Judgment],
@@ -201,17 +220,7 @@ def compute_metrics(
     # would be gold's answers to its escalations, compared with themselves.
     grades = gold_grades if any(j.grade is not None for j in judgments) else None
     graded = _graded_pairs(judgments, humans, grades or {})
-    final_pairs, auto_pairs, unresolved = [], [], 0
-    for j in judgments:
-        key = (j.qid, j.docid)
-        label = final_label(j, humans, gold)
-        if label is None:
-            unresolved += 1
-            continue
-        if key in gold:
-            final_pairs.append((label, gold[key]))
-            if j.decided_by in AUTOMATIC:
-                auto_pairs.append((label, gold[key]))
+    final_pairs, auto_pairs, unresolved = _scored_pairs(judgments, humans, gold)
     final = class_recalls([p for p, _ in final_pairs], [g for _, g in final_pairs])
     kappa, weighted = _kappas(final_pairs, graded)
     auto = class_recalls([p for p, _ in auto_pairs], [g for _, g in auto_pairs])

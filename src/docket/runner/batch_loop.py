@@ -98,14 +98,19 @@ async def judge_pairs(
         if error is None:
             error = await _after_peers(claimer, local, writer, tally, concurrency, on_result)
     finally:
-        heartbeat.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await heartbeat
-        try:
-            writer.flush()
-        finally:
-            claimer.release()
+        await _stop(heartbeat, writer, claimer)
     return _outcome(tally, error)
+
+
+async def _stop(heartbeat: asyncio.Future[None], writer: Writer, claimer: Claimer) -> None:
+    """End a local run: stop the lease heartbeat, save what is pending, release the claims."""
+    heartbeat.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await heartbeat
+    try:
+        writer.flush()
+    finally:
+        claimer.release()
 
 
 def _outcome(tally: Tally, error: ModelUnavailableError | None) -> Tally:
