@@ -31,3 +31,15 @@ def test_the_built_in_judges_declare_batch_step_and_are_not_wrapped() -> None:
         judge = build_judge(JudgeOptions(method=method), lambda name: Model(name or "fake:echo"))
         assert complete_judge(judge) is judge
         assert judge.batch_step is step
+
+
+def test_every_method_has_one_declaration() -> None:
+    from docket.relevance import METHODS
+    from docket.relevance.methods import METHOD_SPECS
+    from docket.relevance.options import METHOD_FIELDS
+
+    assert tuple(METHOD_SPECS) == METHODS
+    options = JudgeOptions(agents=3, samples=5)
+    per_round = {name: spec.calls_per_round(options) for name, spec in METHOD_SPECS.items()}
+    assert per_round == {"dream": 3, "single": 1, "lara": 1, "majority": 5}
+    assert {name: spec.fields for name, spec in METHOD_SPECS.items()} == METHOD_FIELDS

@@ -21,6 +21,7 @@ from docket.config import Settings
 from docket.errors import ConfigError
 from docket.jobs.bill.prices import PriceQuote
 from docket.relevance.lara import human_budget
+from docket.relevance.methods import method_spec
 from docket.relevance.options import JudgeOptions
 from docket.store.review_tables import Decision
 
@@ -174,7 +175,7 @@ def calls_range(options: JudgeOptions, todo: int, inputs: PlanInputs) -> Rates:
         budget = human_budget(options.lara_budget, todo)
         notes = [f"calls per pair: 1; {budget} pairs ({options.lara_budget:.1%}) go to humans"]
         return Rates(share, Range(budget, budget, budget), notes)
-    per = options.samples if method == "majority" else 1
+    per = method_spec(method).calls_per_round(options)
     notes = [f"calls per pair: {per}; escalations only from unparsed replies or ties"]
     return Rates(share, Range(0, 0, todo), notes)
 

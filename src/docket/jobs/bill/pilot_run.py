@@ -21,6 +21,7 @@ from docket.jobs.compose import price_of, store_of
 from docket.jobs.run import run_job
 from docket.jobs.spec import JobSpec
 from docket.llm.usage import Price
+from docket.relevance.methods import method_spec
 from docket.relevance.types import Pair
 from docket.store import Store, finished_keys
 from docket.store.spend import add_note
@@ -95,7 +96,4 @@ def _refuse_caps_below_pilot(
 
 
 def _per_round(spec: JobSpec) -> int:
-    options = spec.options
-    if options.method == "dream":
-        return options.agents
-    return options.samples if options.method == "majority" else 1
+    return method_spec(spec.options.method).calls_per_round(spec.options)
