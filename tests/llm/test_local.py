@@ -46,7 +46,12 @@ def test_a_gguf_chat_template_is_used_when_present() -> None:
         "{{ bos_token }}{% for m in messages %}[{{ m.role }}]{{ m.content }}{% endfor %}"
         "{% if add_generation_prompt %}[assistant]{% endif %}"
     )
-    engine = SimpleNamespace(chat_template=template, llm=FakeLlama())
+
+    class FakeEngine:  # hashable like LlamaEngine: the compiled formatter is cached per engine
+        chat_template = template
+        llm = FakeLlama()
+
+    engine = FakeEngine()
     messages = [Message("system", "S"), Message("user", "U")]
     assert render_prompt(engine, messages) == "<s>[system]S[user]U[assistant]"
 
