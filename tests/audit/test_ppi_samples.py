@@ -80,9 +80,7 @@ def test_a_binary_audit_reads_on_the_completed_qrels_scale():
     assert estimates["first"].naive == pytest.approx(0.5)  # the LLM: q1 a, b; q2 none
     assert estimates["second"].naive == pytest.approx(0.25)
     # One system alone gets its interval (a dataset card may carry one run); no differences.
-    alone = evaluate_systems_ppi(
-        [_run("first", runs["first"])], completed, sample, ["P(rel=2)@2"]
-    )
+    alone = evaluate_systems_ppi([_run("first", runs["first"])], completed, sample, ["P(rel=2)@2"])
     assert [e.estimate for e in alone.systems] == [pytest.approx(0.5)] and not alone.pairs
 
 

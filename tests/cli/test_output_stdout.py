@@ -117,9 +117,11 @@ def test_rules_files_to_stdout_are_only_the_file(tmp_path, monkeypatch, capsys) 
             "lines": [5, 5], "check": {"checker": "word_count", "params": {"max": 50}}}  # fmt: skip
     model = register_fake(
         "stdout-rules",
-        lambda r: '{"atomic": true, "overlaps": null}'
-        if r.messages[1].content.startswith("Rules kept so far:")
-        else json.dumps(rule),
+        lambda r: (
+            '{"atomic": true, "overlaps": null}'
+            if r.messages[1].content.startswith("Rules kept so far:")
+            else json.dumps(rule)
+        ),
     )
     code, out, err = _main(monkeypatch, capsys, "rules", "extract", sop, "-o", "-", "--model",
                            model, "--cache", "off", "--report", tmp_path / "r.json")  # fmt: skip
