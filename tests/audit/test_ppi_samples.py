@@ -79,6 +79,9 @@ def test_a_binary_audit_reads_on_the_completed_qrels_scale():
     assert estimates["second"].estimate == pytest.approx(0.75)  # q1: c, a; q2: b
     assert estimates["first"].naive == pytest.approx(0.5)  # the LLM: q1 a, b; q2 none
     assert estimates["second"].naive == pytest.approx(0.25)
+    # One system alone gets its interval (a dataset card may carry one run); no differences.
+    alone = evaluate_systems_ppi([_run("first", runs["first"])], completed, sample, ["P(rel=2)@2"])
+    assert [e.estimate for e in alone.systems] == [pytest.approx(0.5)] and not alone.pairs
 
 
 def _run(name: str, ranking: dict[str, tuple[str, ...]]):

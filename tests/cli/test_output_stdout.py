@@ -86,3 +86,69 @@ def test_a_plot_to_stdout_is_refused(tmp_path, monkeypatch, capsys) -> None:  # 
     code, _, err = _main(monkeypatch, capsys, "eval", "systems", "--qrels", IR / "qrels.txt",
                          "--runs", IR / "bm25.trec", "--plot", "-")  # fmt: skip
     assert code == 2 and "give a file name, not '-'" in err
+
+
+AGREE = register_fake(
+    "stdout-agree", lambda _request: "LABEL: relevant\nEVIDENCE: S1\nREASONING: it answers."
+)
+
+
+def test_holes_fill_to_stdout_is_only_qrels(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    bench = make_bench(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = _main(monkeypatch, capsys, "holes", "fill", "--qrels", bench.qrels,
+                           "--runs", *bench.runs, "--depth", 3, "--corpus", bench.corpus,
+                           "--corpus-index", bench.index, "--queries", bench.queries,
+                           "--model", AGREE, "--cache", "off", "--db", tmp_path / "d.db",
+                           "--out-qrels", "-", "--provenance", tmp_path / "p.jsonl")  # fmt: skip
+    assert code == 0, err
+    (tmp_path / "back.qrels").write_text(out)
+    assert read_qrels(tmp_path / "back.qrels")  # every stdout line is a qrels line
+    assert "judged" in err and "decided" in err  # the summary went to stderr
+    assert not (tmp_path / "-").exists()
+
+
+def test_rules_files_to_stdout_are_only_the_file(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    import yaml
+
+    sop = tmp_path / "sop.md"
+    sop.write_text("# Style\n\n## 1.1 Length\n\nEach answer has at most 50 words.\n")
+    rule = {"text": "Each answer has at most 50 words.", "tier": "fmt", "scope": "record",
+            "lines": [5, 5], "check": {"checker": "word_count", "params": {"max": 50}}}  # fmt: skip
+    model = register_fake(
+        "stdout-rules",
+        lambda r: (
+            '{"atomic": true, "overlaps": null}'
+            if r.messages[1].content.startswith("Rules kept so far:")
+            else json.dumps(rule)
+        ),
+    )
+    code, out, err = _main(monkeypatch, capsys, "rules", "extract", sop, "-o", "-", "--model",
+                           model, "--cache", "off", "--report", tmp_path / "r.json")  # fmt: skip
+    assert code == 0, err
+    assert [r["id"] for r in yaml.safe_load(out)["rules"]] == ["R1"]
+    assert "wrote 1 rules to -" in err
+    code, out, err = _main(monkeypatch, capsys, "rules", "stability", sop, "--runs", 2,
+                           "--model", model, "--cache", "off", "--json", "-")  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["runs"] == 2  # stdout is the JSON report alone
+    assert "rule-set stability over 2 runs" in err
+
+
+def test_export_card_with_qrels_to_stdout(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.chdir(tmp_path)
+    model = register_fake("stdout-card", Counting())
+    db = tmp_path / "d.db"
+    code, _, err = _main(monkeypatch, capsys, "judge", EXAMPLES, "--model", model, "--db", db,
+                         "--job", "j", "--cache", "off")  # fmt: skip
+    assert code == 0, err
+    code, out, err = _main(monkeypatch, capsys, "export", "--job", "j", "--db", db, "-o", "-",
+                           "--card", tmp_path / "card.md")  # fmt: skip
+    assert code == 0, err
+    lines = out.splitlines()
+    assert len(lines) == 12 and all(len(line.split()) == 4 for line in lines), out
+    assert "dataset card" in err
+    # the next command in the same process prints its messages on stdout again
+    code, out, _ = _main(monkeypatch, capsys, "export", "--job", "j", "--db", db, "-o",
+                         tmp_path / "q.txt")  # fmt: skip
+    assert code == 0 and "wrote 12 qrels lines" in out

@@ -6,11 +6,12 @@ from __future__ import annotations
 import json
 import math
 import re
+import sys
 
 import pytest
 from typer.testing import CliRunner
 
-from docket.cli.main import app
+from docket.cli.main import app, main
 from docket.errors import ConfigError
 from docket.jobs import Caps, JobSpec, run_job, run_pilot
 from docket.llm.fake import register_fake
@@ -18,7 +19,7 @@ from docket.llm.types import Completion, Request, TokenLogprob
 from docket.store import load_judgments, open_store
 from docket.store.spend import spend_of
 from tests.jobs.fakes import EXAMPLES, Counting
-from tests.scripted_server import serve
+from tests.scripted_server import Reply, serve
 
 runner = CliRunner()
 
@@ -104,6 +105,35 @@ def test_lara_on_a_model_without_logprobs_is_refused_before_any_pair(tmp_path) -
     cli = runner.invoke(app, ["judge", str(EXAMPLES), "--model", model, "--db", db,
                               "--method", "lara"])  # fmt: skip
     assert isinstance(cli.exception, ConfigError) and "log-probabilities" in cli.exception.message
+
+
+def _refuse_logprobs(body: dict) -> Reply | str:
+    if body.get("logprobs"):  # as OpenAI answers for its reasoning models
+        return Reply(400, {"error": {"message": "logprobs is not supported with this model"}})
+    return "Yes"
+
+
+@pytest.mark.parametrize(
+    ("script", "said"),
+    [(lambda body: "Yes", "returns none"), (_refuse_logprobs, "logprobs is not supported")],
+)
+def test_a_served_model_without_logprobs_stops_lara_after_one_call(
+    tmp_path, monkeypatch, capsys, script, said
+) -> None:  # type: ignore[no-untyped-def]
+    """A server that drops the log-probabilities, or refuses them with a 400: one line and
+    exit 2 after the first pair's own call, nothing stored (the 400 was a traceback)."""
+    db = str(tmp_path / "d.db")
+    with serve(script) as server:
+        monkeypatch.setattr(sys, "argv", ["docket", "judge", str(EXAMPLES), "--method", "lara",
+                                          "--model", server.model(), "--db", db, "--cache", "off"])  # fmt: skip
+        with pytest.raises(SystemExit) as stopped:
+            main()
+        assert len(server.requests) == 1
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2 and len(err.strip().splitlines()) == 1, err
+    assert "reads the answer's log-probabilities" in err and said in err
+    with open_store(db).read_session() as session:
+        assert load_judgments(session, "pairs12-lara") == []
 
 
 def test_a_pilot_answered_from_the_cache_projects_what_its_pairs_needed(tmp_path) -> None:

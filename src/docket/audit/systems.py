@@ -32,7 +32,6 @@ from docket.audit.samples import HumanSample, on_scale
 from docket.audit.systems_queries import query_level
 from docket.errors import ConfigError, InputError
 from docket.ir.formats import Qrels, Run
-from docket.ir.significance import require_two_systems
 
 
 def evaluate_systems_ppi(
@@ -58,9 +57,10 @@ def evaluate_systems_ppi(
 
     Raises:
         InputError: a sampled pair outside the frame, or an empty sample.
-        ConfigError: fewer than two systems, or no measure the design can estimate.
+        ConfigError: no system, or no measure the design can estimate.
     """
-    require_two_systems(len(runs))
+    if not runs:  # one system is an interval on its score; two or more also get differences
+        raise ConfigError("no run to evaluate", hint="pass one or more runs")
     sample = on_scale(sample, llm_qrels)
     llm_qrels = _with_automatic(llm_qrels, sample)
     pool = Pool.of(llm_qrels)

@@ -13,7 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from docket.cli.bench_report import build_tables, run_tables
 from docket.cli.common import console, escape, model_factory, out
-from docket.cli.outputs import notes_console, output_path
+from docket.cli.outputs import output_path
 from docket.config import load_settings
 from docket.errors import ConfigError, UserError
 from docket.writing import write_text
@@ -261,9 +261,8 @@ def _report_run(report: Any, output: Path | None) -> None:
     """Print the run's warnings and tables; write the JSON report if asked."""
     for warning in report.warnings:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}")
-    say = notes_console(output)
     for table in run_tables(report):
-        say.print(table)
+        out.print(table)
     if output is not None:
         write_text(output, json.dumps(report.model_dump(mode="json"), indent=2) + "\n")
-        say.print(f"wrote {output}")
+        out.print(f"wrote {output}")

@@ -8,9 +8,9 @@ import typer
 from rich.table import Table
 
 from docket.agreement import MIN_PAIRS, shown
-from docket.cli.common import escape, finish_run, resumable
+from docket.cli.common import escape, finish_run, out, resumable
 from docket.cli.judging_flags import RUNNING, JudgingFlags, judging_command
-from docket.cli.outputs import image_path, notes_console, output_path
+from docket.cli.outputs import image_path, output_path
 from docket.cli.progress import tagged_meter
 from docket.errors import ConfigError
 from docket.ir.formats import write_atomically
@@ -90,23 +90,22 @@ def methods(
             loaded, names, spec, humans=decisions, job_prefix=job, on_progress=on_progress
         )
     report = comparison.report
-    say = notes_console(report_path, pairs_out)  # stdout may be one of the files
-    say.print(metrics_table(report))
+    out.print(metrics_table(report))
     if report.curves:
-        say.print(curves_table(report))
+        out.print(curves_table(report))
     if report_path is not None:
         data = {"model": spec.model_name, **report.to_json()}
         write_atomically(report_path, [json.dumps(data, indent=2) + "\n"])
-        say.print(f"report written to {report_path}", markup=False, soft_wrap=True)
+        out.print(f"report written to {report_path}", markup=False, soft_wrap=True)
     if plot is not None:
-        say.print(f"plot written to {plot_curves(report, plot)}", markup=False, soft_wrap=True)
+        out.print(f"plot written to {plot_curves(report, plot)}", markup=False, soft_wrap=True)
     if pairs_out is not None:
         rows = pair_rows(report, list(loaded), decisions)
         count = write_atomically(pairs_out, (json.dumps(r) + "\n" for r in rows))
-        say.print(f"{count} per-pair rows written to {pairs_out}", markup=False, soft_wrap=True)
+        out.print(f"{count} per-pair rows written to {pairs_out}", markup=False, soft_wrap=True)
     for tag, run in comparison.runs.items():
         if run.failed:
-            say.print(f"{tag}: {len(run.failed)} failed pairs are not scored", soft_wrap=True)
+            out.print(f"{tag}: {len(run.failed)} failed pairs are not scored", soft_wrap=True)
     finish_run(comparison.runs.values(), judging.allow_failed)
 
 

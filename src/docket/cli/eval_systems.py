@@ -11,7 +11,7 @@ from rich.table import Table
 
 from docket.audit.linear import docket_only
 from docket.audit.ppi_report import PpiReport
-from docket.cli.common import escape, id_column
+from docket.cli.common import escape, id_column, out
 from docket.cli.eval_systems_ppi import (
     AuditJobOpt,
     DbOpt,
@@ -36,7 +36,7 @@ from docket.cli.ir_common import (
     warn_if_partial,
     write_json,
 )
-from docket.cli.outputs import image_path, notes_console, output_path
+from docket.cli.outputs import image_path, output_path
 from docket.ir.evaluate import (
     DEFAULT_MEASURES,
     SystemsReport,
@@ -129,13 +129,12 @@ def systems(
         table = per_query_variants(variants, systems_, parse_measures(report.measures))
     tests = _significance(table, report, alpha, permutations, seed) if significance else []
     _write_outputs(report, tests if significance else None, ppi_report, out_path, plot)
-    say = notes_console(out_path, per_query, trec_eval)  # stdout may be the -q output
-    _print_systems(report, say)
+    _print_systems(report, out)
     for rendered in significance_tables(tests, alpha) if significance else []:
-        say.print(rendered)
+        out.print(rendered)
     if ppi_report is not None:
-        print_ppi(ppi_report, say)
-    _write_per_query(table, report, per_query, trec_eval, say)
+        print_ppi(ppi_report, out)
+    _write_per_query(table, report, per_query, trec_eval, out)
 
 
 def _write_outputs(
@@ -329,7 +328,7 @@ def rag(
     ]
     if out_path is not None:
         write_json([r.model_dump(mode="json") for r in results], out_path)
-    _print_rag(results, notes_console(out_path))
+    _print_rag(results, out)
 
 
 def _print_rag(results: list[RagAlignment], say: Console) -> None:

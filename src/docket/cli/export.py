@@ -7,7 +7,8 @@ from typing import Annotated
 
 import typer
 
-from docket.cli.outputs import notes_console, output_path
+from docket.cli.common import out
+from docket.cli.outputs import output_path
 from docket.config import load_settings
 from docket.errors import ConfigError
 from docket.holes.run import complete_qrels
@@ -120,7 +121,6 @@ def _export_labels(
         lines = qrels_lines(rows, grades, rel_level)  # type: ignore[arg-type]
     else:
         lines = jsonl_lines(rows, grades, rel_level)  # type: ignore[arg-type]
-    out = notes_console(output, undecided)
     count = write_atomically(output, lines)
     out.print(f"wrote {count} {fmt} lines to {output}", markup=False)
     waiting = sum(row.undecided for row in rows)
@@ -156,7 +156,7 @@ def _export_completed(
     if provenance is not None:
         write_provenance(result.records, provenance)
     before, after = count_judgments(original), count_judgments(result.completed)
-    notes_console(output, provenance).print(
+    out.print(
         f"wrote {after} qrels lines to {output}: {before} original judgments and "
         f"{after - before} labels of job {job} at level {level}",
         markup=False,
@@ -185,6 +185,4 @@ def _write_card(
         original=count_judgments(original) if original is not None else None, systems=systems,
     )  # fmt: skip
     beside = write_card(made, card)
-    notes_console(output).print(
-        f"wrote the dataset card of job {job} to {card} and {beside}", markup=False
-    )
+    out.print(f"wrote the dataset card of job {job} to {card} and {beside}", markup=False)

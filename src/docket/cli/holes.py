@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from docket.cli.common import escape, id_column
+from docket.cli.common import escape, id_column, out
 from docket.cli.holes_fill import fill_command
 from docket.cli.holes_simulate import simulate_command
 from docket.cli.ir_common import (
@@ -24,7 +24,7 @@ from docket.cli.ir_common import (
     load_runs,
     write_json,
 )
-from docket.cli.outputs import notes_console, output_path
+from docket.cli.outputs import output_path
 from docket.ir.corpus import open_corpus
 from docket.ir.formats import count_judgments, write_atomically, write_qrels
 from docket.ir.holes import HoleReport, find_holes
@@ -60,7 +60,7 @@ def find_command(
         _write_holes(result, out_path)
     if report is not None:
         write_json(result.summary(), report)
-    _print_holes(result, count_judgments(original), notes_console(out_path, report))
+    _print_holes(result, count_judgments(original), out)
 
 
 def _write_holes(result: HoleReport, path: Path) -> None:
@@ -127,9 +127,7 @@ def compose_command(
     original = load_qrels(qrels, grades)
     composed = compose_qrels(original, read_provenance(provenance), level)  # type: ignore[arg-type]
     write_qrels(composed, out_qrels)
-    notes_console(out_qrels).print(
-        f"{count_judgments(composed)} judgments ({level}) written to {escape(out_qrels)}"
-    )
+    out.print(f"{count_judgments(composed)} judgments ({level}) written to {escape(out_qrels)}")
 
 
 app.command("fill")(fill_command)

@@ -113,6 +113,9 @@ def _root(
     ] = False,
 ) -> None:
     """Trustworthy LLM-assisted annotation: relevance by debate, requirement adherence."""
+    from docket.cli.outputs import notes_to_stderr  # not at start-up: `--help` stays light
+
+    notes_to_stderr(False)  # until an output flag of this command says ``-``
 
 
 def main() -> None:

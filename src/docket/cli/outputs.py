@@ -4,8 +4,8 @@ A missing folder is created (as ``mkdir -p`` would); a path that is a folder, or
 that cannot be written, is refused with one line naming the flag, before the command does
 any work, so a long run never fails at its last step for want of a folder. ``-`` means
 standard output (the writers, through :func:`docket.writing.write_atomically`, print
-there); the command's own messages then go to standard error (:func:`notes_console`), so
-the output can be piped.
+there); every table and message the command prints (``out``) then goes to standard error,
+switched here while the flags are parsed, so the output can be piped whatever prints.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import os
 from pathlib import Path
 
 import typer
-from rich.console import Console
 
 from docket.writing import STDOUT, is_stdout
 
@@ -25,7 +24,10 @@ def output_path(value: Path | None) -> Path | None:
     Raises:
         typer.BadParameter: the path is a folder, or its folder cannot be made or written.
     """
-    if value is None or str(value) == STDOUT:
+    if value is None:
+        return value
+    if str(value) == STDOUT:
+        notes_to_stderr(True)
         return value
     if value.is_dir():
         raise typer.BadParameter(f"{value} is a folder; give a file name")
@@ -44,12 +46,13 @@ def to_stdout(*paths: Path | str | None) -> bool:
     return any(is_stdout(path) for path in paths)
 
 
-def notes_console(*paths: Path | str | None) -> Console:
-    """Where a command prints its tables and messages: standard output, unless one of its
-    output files is ``-``; then standard error, so that stdout holds only that output."""
-    from docket.cli.common import console, out
+def notes_to_stderr(on: bool) -> None:
+    """Send the command's tables and messages (``docket.cli.common.out``) to standard error
+    (``on``: one of its output files is ``-``) or back to standard output (each command's
+    start, so one invocation's choice never leaks into the next one in the same process)."""
+    from docket.cli.common import out
 
-    return console if to_stdout(*paths) else out
+    out.stderr = on
 
 
 def image_path(value: Path | None) -> Path | None:

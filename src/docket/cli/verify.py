@@ -20,7 +20,7 @@ from docket.adherence.verify import Submission, Verifier
 from docket.adherence.verify.verdict import Verdict
 from docket.cli import web_flags
 from docket.cli.common import EXIT_FAILED, console, escape, out
-from docket.cli.outputs import notes_console, output_path
+from docket.cli.outputs import output_path
 from docket.cli.verify_labelstudio import TokenFileOpt, labelstudio
 from docket.cli.verify_options import (
     CacheOpt,
@@ -143,7 +143,7 @@ def run(
     if store is not None and db is not None:
         _save(store, db, verdicts, verifier)
     for table in summary_tables(verifier.ruleset, verdicts):
-        notes_console(output).print(table)
+        out.print(table)
     kept = f"the per-rule records are in {output}" if output else "see the summary above"
     if (error := unreachable_error(verdicts, kept)) is not None:
         raise error

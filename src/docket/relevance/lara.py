@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from docket.errors import ConfigError
+from docket.errors import ConfigError, RequestRefusedError
 from docket.llm.model import Model
 from docket.llm.types import Completion
 from docket.relevance import prompts
@@ -158,13 +158,14 @@ class LaraJudge:
                 shared_for(pair), self.options.top_logprobs, self.options.temperature,
                 seed=self.options.call_seed,
             )  # fmt: skip
-            if (await self.model.generate(request)).logprobs:
-                return
-        raise ConfigError(
-            f"--method lara reads the answer's log-probabilities, and '{name}' returns none",
-            hint="use a server that returns logprobs (OpenAI, vLLM, llama.cpp), or another "
-            "--method (single, majority, dream)",
-        )
+            try:
+                if (await self.model.generate(request)).logprobs:
+                    return
+            except RequestRefusedError as exc:  # e.g. OpenAI's reasoning models: HTTP 400
+                raise _no_logprobs(
+                    f"the server refused a request for them: {exc.message}"
+                ) from None
+        raise _no_logprobs(f"'{name}' returns none")
 
     def finalize(
         self, judgments: list[Judgment], most_escalations: int | None = None
@@ -174,6 +175,14 @@ class LaraJudge:
         ``most_escalations`` bounds the pairs escalated in all (unparsed ones included).
         """
         return run_lara(judgments, self.options.lara_budget, oracle=None, most=most_escalations)
+
+
+def _no_logprobs(why: str) -> ConfigError:
+    return ConfigError(
+        f"--method lara reads the answer's log-probabilities, and {why}",
+        hint="use a server that returns logprobs (OpenAI's non-reasoning models, vLLM, "
+        "llama.cpp), or another --method (single, majority, dream)",
+    )
 
 
 def _turn(answer: int | None, p_yes: float | None = None) -> dict[str, Any]:
