@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import hashlib
 import json
+import math
 import os
 import resource
 import subprocess
@@ -42,20 +43,19 @@ REPLY = json.dumps({"label": "relevant", "evidence": ["S1"], "reasoning": "mock"
 # --- the mock server (run in its own process) -------------------------------------------
 
 
-def _body(text: str, prompt_tokens: int = 300, completion_tokens: int = 20) -> bytes:
+def _body(
+    text: str, prompt_tokens: int = 300, completion_tokens: int = 20, logprobs: dict | None = None
+) -> bytes:
+    choice = {
+        "index": 0,
+        "message": {"role": "assistant", "content": text},
+        "finish_reason": "stop",
+    }
+    if logprobs is not None:
+        choice["logprobs"] = logprobs
+    usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
     return json.dumps(
-        {
-            "id": "x",
-            "object": "chat.completion",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens},
-        }
+        {"id": "x", "object": "chat.completion", "choices": [choice], "usage": usage}
     ).encode()
 
 
@@ -68,17 +68,25 @@ def scripted_reply(body: dict) -> bytes:
     """A reply that depends on the prompt, so some debates agree in round 1 and some run on.
 
     The label is a hash of the whole prompt (pair, agent, round); LARA's yes/no question
-    (``max_tokens`` <= 4) gets a bare Yes or No. Usage counts characters / 4.
+    (``max_tokens`` <= 4) gets a bare Yes or No, with the log-probabilities of both when
+    asked. Usage counts characters / 4.
     """
     prompt = "\n".join(m["content"] for m in body["messages"])
     digest = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
+    logprobs = None
     if body.get("max_tokens", 256) <= 4:
         text = "Yes" if digest % 3 else "No"
+        if body.get("logprobs"):  # LARA reads P(Yes) from the first token's alternatives
+            yes = 0.05 + 0.9 * ((digest >> 8) % 1000) / 1000
+            top = [{"token": "Yes", "logprob": math.log(yes)},
+                   {"token": "No", "logprob": math.log(1 - yes)}]  # fmt: skip
+            chosen = top[0] if text == "Yes" else top[1]
+            logprobs = {"content": [{**chosen, "top_logprobs": top}]}
     else:
         label = "relevant" if digest % 3 else "irrelevant"
         reasoning = "The chunk answers part of the query. " * (1 + digest % 4)
         text = json.dumps({"label": label, "evidence": ["S1"], "reasoning": reasoning.strip()})
-    return _body(text, tokens(prompt), tokens(text))
+    return _body(text, tokens(prompt), tokens(text), logprobs)
 
 
 def _percentiles(values: list[float]) -> dict:
