@@ -1,11 +1,16 @@
-"""The calls in flight last reached against each model, kept in the user's cache directory.
+"""What earlier processes learned about each served model, kept in the user's cache directory.
 
-A new process starts a model at what the last one learned instead of ramping from
-:data:`docket.llm.limit.START` again: ``limits.json`` beside the response cache (the
-directory of ``DOCKET_CACHE`` when it names a file, else the user cache directory), one
-entry per canonical model name (which holds the server's address). A limit found by an
-overload is a ceiling (grow by one per round trip from it); one a run merely reached may
-still double.
+``limits.json`` beside the response cache (the directory of ``DOCKET_CACHE`` when it names
+a file, else the user cache directory) holds one entry per canonical model name (which
+holds the server's address):
+
+* ``limit``/``overloaded``: the calls in flight last reached, so a new process starts
+  there instead of ramping from :data:`docket.llm.limit.START` again. A limit found by an
+  overload is a ceiling (grow by one per round trip from it); one a run merely reached may
+  still double.
+* ``json_form``: the ``response_format`` form the server took a JSON schema in
+  (:mod:`docket.llm.json_form`), so a new process sends it at once, with no first call
+  alone.
 """
 
 from __future__ import annotations
@@ -60,14 +65,32 @@ def recall_limit(model: str) -> Known | None:
 
 def keep_limit(model: str, known: Known) -> None:
     """Keep ``known`` for ``model``; a file that cannot be written is only logged."""
+    _update(model, {"limit": known.limit, "overloaded": known.overloaded})
+
+
+def recall_json_form(model: str) -> str | None:
+    """The form of ``response_format`` ``model``'s server took a schema in, if known."""
+    entry = _read(memory_path()).get(model)
+    form = entry.get("json_form") if isinstance(entry, dict) else None
+    return form if form in ("json_schema", "json_object") else None
+
+
+def keep_json_form(model: str, form: str) -> None:
+    """Keep the form ``model``'s server took a schema in (only logged if it cannot be)."""
+    _update(model, {"json_form": form})
+
+
+def _update(model: str, values: dict[str, object]) -> None:
+    # One entry per model holds what each mechanism learned: a write keeps the others'.
     path = memory_path()
     with _LOCK:
         data = _read(path)
-        data[model] = {"limit": known.limit, "overloaded": known.overloaded}
+        entry = data.get(model)
+        data[model] = {**(entry if isinstance(entry, dict) else {}), **values}
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             temp = path.with_suffix(f".{os.getpid()}.tmp")
             temp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
             temp.replace(path)  # atomic: a reader never sees half a file
         except OSError as exc:
-            log.debug("could not keep the calls-in-flight limit in %s: %s", path, exc)
+            log.debug("could not keep what was learned of %s in %s: %s", model, path, exc)

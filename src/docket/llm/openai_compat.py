@@ -39,6 +39,7 @@ from docket.errors import (
     ServerBusyError,
     TransientModelError,
 )
+from docket.llm.json_form import JsonForm
 from docket.llm.provider import ProviderDefaults
 from docket.llm.server_info import ask_server
 from docket.llm.types import Completion, Request, TokenLogprob
@@ -77,17 +78,18 @@ class OpenAICompatibleProvider(ProviderDefaults):
     supports_json_schema: bool = True
     supports_logprobs: bool = True
     can_probe = True
-    json_mode: str = "json_schema"
-    """How a JSON schema is sent: ``json_schema`` (OpenAI, vLLM, Ollama, llama.cpp's C++
-    server) or ``json_object`` with a ``schema`` member (llama-cpp-python's server). The
-    provider switches once, by itself, when a server refuses the first form."""
     ask_server: bool = False
     """Ask the server at start (:meth:`probe`): served models, not OpenAI's own API."""
-    _json_known: bool = field(default=False, repr=False)
-    _json_gate: Any = field(default=None, repr=False)
+    json_form: JsonForm = field(init=False, repr=False)
+    """How a JSON schema is sent: ``json_schema`` (OpenAI, vLLM, Ollama, llama.cpp's C++
+    server) or ``json_object`` with a ``schema`` member (llama-cpp-python's server); the
+    provider switches once, by itself, when a server refuses the first form."""
     _client: Any = field(default=None, repr=False)
     _client_loop: Any = field(default=None, repr=False)
     _closer: Any = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        self.json_form = JsonForm(self.name)
 
     async def _get_client(self) -> Any:
         # A connection pool belongs to the event loop that created it; a pooled connection
@@ -127,54 +129,41 @@ class OpenAICompatibleProvider(ProviderDefaults):
 
     async def generate(self, request: Request) -> Completion:
         """Send one chat completion request and map failures onto docket errors."""
-        if self._json_form_unknown(request):
-            # The first call with a schema goes alone, so a server that refuses the form
-            # refuses one call (and logs one traceback), not every call in flight. The
-            # wait is not part of any call's latency.
-            async with self._json_lock():
-                if self._json_form_unknown(request):
-                    return await self._negotiate_json_form(request)
+        if request.json_schema is not None and self.supports_json_schema:
+            return await self._generate_json(request, self.json_form)
         started = time.perf_counter()
-        return self._completion(*(await self._post(request)), started)
+        return self._completion(*(await self._post(self._params(request, None))), started)
 
-    def _json_form_unknown(self, request: Request) -> bool:
-        return (
-            request.json_schema is not None and self.supports_json_schema and not self._json_known
-        )
-
-    def _json_lock(self) -> asyncio.Lock:
-        loop = asyncio.get_running_loop()
-        if self._json_gate is None or self._json_gate[0] is not loop:
-            self._json_gate = (loop, asyncio.Lock())
-        return self._json_gate[1]
-
-    async def _negotiate_json_form(self, request: Request) -> Completion:
+    async def _generate_json(self, request: Request, form: JsonForm) -> Completion:
+        # While the form is not known, the first call may hold the others a moment (the
+        # hold is not part of any call's latency); see docket.llm.json_form.
+        first = await form.hold()
         started = time.perf_counter()
-        status, data = await self._post(request)
-        if status == 200 or not self._refused_json_schema(request, data):
-            self._json_known = status == 200
-            return self._completion(status, data, started)
-        self.json_mode = "json_object"
-        log.warning(
-            "%s: the server refused response_format json_schema; JSON schemas go as "
-            "response_format json_object with a schema (llama-cpp-python's form)",
-            self.name,
-        )
-        status, data = await self._post(request)
-        self._json_known = status == 200
-        # The refused form was a request the server saw: it counts as a retry.
-        return replace(self._completion(status, data, started), retries=1)
+        mode = form.mode
+        try:
+            status, data = await self._post(self._params(request, mode))
+        finally:
+            if first:
+                form.answered()
+        retried = status != 200 and _names_json_form(data) and form.refused(mode)
+        if retried:
+            # Sent again in the form the server takes; the refused request counts as a retry.
+            mode = form.mode
+            status, data = await self._post(self._params(request, mode))
+        completion = self._completion(status, data, started)
+        form.accepted(mode)
+        return replace(completion, retries=completion.retries + 1) if retried else completion
 
     def _completion(self, status: int, data: bytes, started: float) -> Completion:
         if status != 200:
             raise self._status_error(status, _error_text(data))
         return _to_completion(_body(data), time.perf_counter() - started)
 
-    async def _post(self, request: Request) -> tuple[int, bytes]:
+    async def _post(self, params: dict[str, Any]) -> tuple[int, bytes]:
         import aiohttp
 
+        body = json.dumps(params)
         client = await self._get_client()
-        body = json.dumps(self._params(request))
         try:
             async with client.post("chat/completions", data=body) as response:
                 return response.status, await response.read()
@@ -197,15 +186,7 @@ class OpenAICompatibleProvider(ProviderDefaults):
             hint="check the URL, the model name and the API key",
         )
 
-    def _refused_json_schema(self, request: Request, data: bytes) -> bool:
-        # llama-cpp-python's server answers an unknown response_format type with a 500
-        # (a validation error) that names the field; any server that names it is refusing
-        # the form, not failing.
-        text = data.decode("utf-8", "replace")
-        refused = "response_format" in text or "json_schema" in text
-        return refused and request.json_schema is not None and self.json_mode == "json_schema"
-
-    def _params(self, request: Request) -> dict[str, Any]:
+    def _params(self, request: Request, json_mode: str | None) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.model,
             "messages": [{"role": m.role, "content": m.content} for m in request.messages],
@@ -219,14 +200,9 @@ class OpenAICompatibleProvider(ProviderDefaults):
         if request.top_logprobs:
             params["logprobs"] = True
             params["top_logprobs"] = request.top_logprobs
-        if request.json_schema is not None and self.supports_json_schema:
-            params["response_format"] = (
-                {"type": "json_object", "schema": request.json_schema}
-                if self.json_mode == "json_object"
-                else {
-                    "type": "json_schema",
-                    "json_schema": {"name": "reply", "schema": request.json_schema},
-                }
+        if request.json_schema is not None and json_mode is not None:
+            params["response_format"] = self.json_form.response_format(
+                request.json_schema, json_mode
             )
         return params
 
@@ -236,6 +212,13 @@ async def _close_at_loop_end(session: Any) -> Any:
         yield
     finally:
         await session.close()
+
+
+def _names_json_form(data: bytes) -> bool:
+    # llama-cpp-python's server answers an unknown response_format type with a 500 (a
+    # validation error) that names the field; any server that names it refuses the form.
+    text = data.decode("utf-8", "replace")
+    return "response_format" in text or "json_schema" in text
 
 
 def _text_of(data: bytes, limit: int) -> str:
