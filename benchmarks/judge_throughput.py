@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
 import json
+import math
 import os
 import resource
 import subprocess
@@ -41,80 +43,167 @@ REPLY = json.dumps({"label": "relevant", "evidence": ["S1"], "reasoning": "mock"
 # --- the mock server (run in its own process) -------------------------------------------
 
 
-def _body(text: str) -> bytes:
+def _body(
+    text: str, prompt_tokens: int = 300, completion_tokens: int = 20, logprobs: dict | None = None
+) -> bytes:
+    choice = {
+        "index": 0,
+        "message": {"role": "assistant", "content": text},
+        "finish_reason": "stop",
+    }
+    if logprobs is not None:
+        choice["logprobs"] = logprobs
+    usage = {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens}
     return json.dumps(
-        {
-            "id": "x",
-            "object": "chat.completion",
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": text},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 300, "completion_tokens": 20},
-        }
+        {"id": "x", "object": "chat.completion", "choices": [choice], "usage": usage}
     ).encode()
 
 
-async def _serve(port: int, latency_s: float) -> None:
-    payload = _body(REPLY)
-    head = (
-        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-        + str(len(payload)).encode()
-        + b"\r\n\r\n"
-    )
-    stats = {"calls": 0, "in_flight": 0, "peak": 0, "first_at": 0.0, "last_at": 0.0}
-    stats_head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
+def tokens(text: str) -> int:
+    """A scripted server's token count (its ``/tokenize`` and its usage): characters / 4."""
+    return max(1, len(text) // 4)
 
-    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+
+def scripted_reply(body: dict) -> bytes:
+    """A reply that depends on the prompt, so some debates agree in round 1 and some run on.
+
+    The label is a hash of the whole prompt (pair, agent, round); LARA's yes/no question
+    (``max_tokens`` <= 4) gets a bare Yes or No, with the log-probabilities of both when
+    asked. Usage counts characters / 4.
+    """
+    prompt = "\n".join(m["content"] for m in body["messages"])
+    digest = int(hashlib.sha256(prompt.encode()).hexdigest(), 16)
+    logprobs = None
+    if body.get("max_tokens", 256) <= 4:
+        text = "Yes" if digest % 3 else "No"
+        if body.get("logprobs"):  # LARA reads P(Yes) from the first token's alternatives
+            yes = 0.05 + 0.9 * ((digest >> 8) % 1000) / 1000
+            top = [{"token": "Yes", "logprob": math.log(yes)},
+                   {"token": "No", "logprob": math.log(1 - yes)}]  # fmt: skip
+            chosen = top[0] if text == "Yes" else top[1]
+            logprobs = {"content": [{**chosen, "top_logprobs": top}]}
+    else:
+        label = "relevant" if digest % 3 else "irrelevant"
+        reasoning = "The chunk answers part of the query. " * (1 + digest % 4)
+        text = json.dumps({"label": label, "evidence": ["S1"], "reasoning": reasoning.strip()})
+    return _body(text, tokens(prompt), tokens(text), logprobs)
+
+
+def _percentiles(values: list[float]) -> dict:
+    if not values:
+        return {}
+    ordered = sorted(values)
+    at = {f"p{q}": ordered[min(len(ordered) - 1, len(ordered) * q // 100)] for q in (50, 90, 99)}
+    return {k: round(v, 4) for k, v in {**at, "max": ordered[-1]}.items()}
+
+
+def _response(status: bytes, data: bytes) -> bytes:
+    return (b"HTTP/1.1 " + status + b"\r\nContent-Type: application/json\r\nContent-Length: "
+            + str(len(data)).encode() + b"\r\n\r\n" + data)  # fmt: skip
+
+
+class _Mock:
+    """The mock server's state and answers (see :func:`_serve`)."""
+
+    def __init__(self, latency_s: float, slots: int, scripted: bool) -> None:
+        self.latency_s, self.slots, self.scripted = latency_s, slots, scripted
+        self.payload = _body(REPLY)
+        self.stats: dict = {"calls": 0, "in_flight": 0, "peak": 0, "first_at": 0.0, "last_at": 0.0}
+        self.timings: dict[str, list[float]] = {"reply_s": [], "service_s": []}
+        self.fault_every = 0
+        self.slot = asyncio.Semaphore(slots) if slots else None
+
+    def other(self, header: bytes, body: bytes) -> bytes | None:
+        """The answer to a request that is not a chat call, or None for a chat call."""
+        if header.startswith(b"GET /stats"):
+            data = {**self.stats, **{k: _percentiles(v) for k, v in self.timings.items()}}
+            return _response(b"200 OK", json.dumps(data).encode())
+        if header.startswith(b"GET /props") and self.slots:  # as llama.cpp's server
+            return _response(b"200 OK", json.dumps({"total_slots": self.slots}).encode())
+        if header.startswith(b"GET "):  # /v1/models, or /props without slots: not offered
+            return b"HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}"
+        if header.startswith(b"POST /reset"):
+            self.stats.update(calls=0, peak=0, first_at=0.0, last_at=0.0)
+            for values in self.timings.values():
+                values.clear()
+            return _response(b"200 OK", b"{}")
+        if header.startswith(b"POST /faults"):  # every n-th chat call fails with HTTP 500
+            self.fault_every = int(json.loads(body)["every"])
+            return _response(b"200 OK", b"{}")
+        if header.startswith(b"POST /tokenize"):
+            request = json.loads(body)
+            text = request.get("content") or request.get("prompt") or ""
+            return _response(b"200 OK", json.dumps({"tokens": list(range(tokens(text)))}).encode())
+        return None
+
+    async def chat(self, body: bytes) -> bytes:
+        """One chat call: wait for a slot (if any), then the latency; a fault or a reply."""
+        stats = self.stats
+        stats["calls"] += 1
+        fault = self.fault_every and stats["calls"] % self.fault_every == 0
+        stats["first_at"] = stats["first_at"] or time.time()
+        stats["in_flight"] += 1
+        stats["peak"] = max(stats["peak"], stats["in_flight"])
+        if self.slot is None:
+            served = time.perf_counter()
+            await asyncio.sleep(self.latency_s)
+        else:
+            async with self.slot:
+                served = time.perf_counter()
+                await asyncio.sleep(self.latency_s)
+        self.timings["service_s"].append(time.perf_counter() - served)
+        stats["in_flight"] -= 1
+        if fault:
+            return _response(b"500 Internal Server Error", b'{"error": {"message": "fault"}}')
+        return _response(
+            b"200 OK", scripted_reply(json.loads(body)) if self.scripted else self.payload
+        )
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        """One connection: its requests one after another (HTTP/1.1 keep-alive)."""
         try:
             while True:
                 header = await reader.readuntil(b"\r\n\r\n")
+                arrived = time.perf_counter()
                 length = 0
                 for line in header.split(b"\r\n"):
                     if line[:15].lower() == b"content-length:":
                         length = int(line[15:])
-                if length:
-                    await reader.readexactly(length)
-                if header.startswith(b"GET /stats"):
-                    data = json.dumps(stats).encode()
-                    writer.write(stats_head + str(len(data)).encode() + b"\r\n\r\n" + data)
-                    continue
-                if header.startswith(b"GET "):  # /props, /v1/models: not offered
-                    writer.write(b"HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}")
-                    continue
-                if header.startswith(b"POST /reset"):
-                    stats.update(calls=0, peak=0, first_at=0.0, last_at=0.0)
-                    writer.write(stats_head + b"2\r\n\r\n{}")
-                    continue
-                stats["calls"] += 1
-                stats["first_at"] = stats["first_at"] or time.time()
-                stats["in_flight"] += 1
-                stats["peak"] = max(stats["peak"], stats["in_flight"])
-                await asyncio.sleep(latency_s)
-                stats["in_flight"] -= 1
-                writer.write(head + payload)
-                stats["last_at"] = time.time()
+                body = await reader.readexactly(length) if length else b""
+                answer = self.other(header, body)
+                if answer is None:
+                    writer.write(await self.chat(body))
+                    self.stats["last_at"] = time.time()
+                    self.timings["reply_s"].append(time.perf_counter() - arrived)
+                else:
+                    writer.write(answer)
         except (asyncio.IncompleteReadError, ConnectionError):
             writer.close()
 
-    server = await asyncio.start_server(handle, "127.0.0.1", port, backlog=4096)
+
+async def _serve(port: int, latency_s: float, slots: int = 0, scripted: bool = False) -> None:
+    """Serve chat calls after ``latency_s``; ``slots`` > 0 serves that many at once (the
+    others queue, as at a llama.cpp server, which reports them at ``/props``); ``scripted``
+    answers with :func:`scripted_reply` and ``POST /tokenize``. ``/stats`` reports the
+    server's own time per call (from the request read to the reply written: ``reply_s``;
+    the latency alone, without waiting for a slot: ``service_s``) as percentiles."""
+    mock = _Mock(latency_s, slots, scripted)
+    server = await asyncio.start_server(mock.handle, "127.0.0.1", port, backlog=4096)
     async with server:
         await server.serve_forever()
 
 
 class MockServer:
-    """The mock server process."""
+    """The mock server process (see :func:`_serve` for ``slots`` and ``scripted``)."""
 
-    def __init__(self, latency_s: float) -> None:
+    def __init__(self, latency_s: float, slots: int = 0, scripted: bool = False) -> None:
         import socket
 
         with socket.socket() as sock:
             sock.bind(("127.0.0.1", 0))
             self.port = sock.getsockname()[1]
-        command = [sys.executable, __file__, "--serve", str(self.port), "--latency", str(latency_s)]
+        command = [sys.executable, __file__, "--serve", str(self.port), "--latency", str(latency_s),
+                   "--slots", str(slots)] + (["--scripted"] if scripted else [])  # fmt: skip
         self.process = subprocess.Popen(command)
         self._wait()
 
@@ -139,8 +228,19 @@ class MockServer:
 
         httpx.post(f"http://127.0.0.1:{self.port}/reset", timeout=5)
 
+    def fail_every(self, every: int) -> None:
+        """Answer every ``every``-th chat call with HTTP 500 (0: none)."""
+        import httpx
+
+        httpx.post(f"http://127.0.0.1:{self.port}/faults", json={"every": every}, timeout=5)
+
+    @property
+    def base_url(self) -> str:
+        """The server's ``/v1`` base URL."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
     def model(self, max_in_flight: int | None) -> str:
-        name = f"openai-compatible:http://127.0.0.1:{self.port}/v1#mock"
+        name = f"openai-compatible:{self.base_url}#mock"
         return f"{name}?max_in_flight={max_in_flight}" if max_in_flight else name
 
     def stop(self) -> None:
@@ -381,6 +481,8 @@ def main() -> None:
     parser.add_argument("--big-only", action="store_true", help="only the 100k rows")
     parser.add_argument("--serve", type=int)
     parser.add_argument("--latency", type=float, default=0.2)
+    parser.add_argument("--slots", type=int, default=0, help="with --serve: calls at once")
+    parser.add_argument("--scripted", action="store_true", help="with --serve: scripted replies")
     parser.add_argument("--worker", action="store_true")
     parser.add_argument("--pairs", type=Path)
     parser.add_argument("--db", type=Path)
@@ -390,7 +492,7 @@ def main() -> None:
     parser.add_argument("--burst", action="store_true", help="3,072 pairs at 1 s, C = 256")
     args = parser.parse_args()
     if args.serve:
-        asyncio.run(_serve(args.serve, args.latency))
+        asyncio.run(_serve(args.serve, args.latency, args.slots, args.scripted))
         return
     if args.worker:
         worker(args)

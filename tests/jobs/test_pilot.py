@@ -12,8 +12,11 @@ from docket.cli.main import app
 from docket.errors import ConfigError, PilotRejectedError
 from docket.jobs import JobSpec, job_input, run_job, run_pilot
 from docket.jobs.bill.caps import Caps
-from docket.jobs.bill.pilot import PilotGate, pilot_sample
+from docket.jobs.bill.figures import CALL_OVERHEAD_S, START_UP_S, InFlight
+from docket.jobs.bill.pilot import PilotGate, measure, pilot_sample
 from docket.llm.fake import register_fake
+from docket.llm.usage import Price
+from docket.relevance.types import Judgment, Pair
 from docket.store import load_judgments, open_store
 from docket.store.spend import notes_of
 from tests.jobs.fakes import EXAMPLES, Counting
@@ -51,6 +54,38 @@ def test_the_main_run_reuses_the_pilot_and_the_pilot_projects_the_rest(tmp_path:
     assert report.bacc.expected == pytest.approx(0.5) and report.kappa.expected == pytest.approx(0)
     with open_store(db).read_session() as session:
         assert [kind for kind, _ in notes_of(session, "p")] == ["pilot"]
+
+
+def _piloted(calls: list[int], latency_s: float) -> list[tuple[Pair, Judgment]]:
+    """Pilot pairs that needed ``calls`` calls each, every call answered in ``latency_s``."""
+    return [
+        (Pair(f"q{i}", "q", f"d{i}", "t"),
+         Judgment(f"q{i}", f"d{i}", "dream", 1, "consensus",
+                  usage={"calls": n, "latency_s": n * latency_s}))
+        for i, n in enumerate(calls)
+    ]  # fmt: skip
+
+
+def test_the_pilot_projects_the_main_runs_own_wall_time_not_its_own_pace() -> None:
+    # 20 single pairs at 0.5 s a call; 180 remain, 64 in flight from the first call: the
+    # main run starts once, takes ceil(180 / 64) = 3 round trips, and 1 ms a call of its own
+    # (the pilot's own start-up and its 20 pairs that could not fill 64 slots are not
+    # charged again per pair)
+    known = InFlight(64, 64, False)
+    report = measure(_piloted([1] * 20, 0.5), 180, Price(0, 0, 0), known, 64)
+    assert report.latency_s == pytest.approx(0.5)
+    want = START_UP_S + 3 * 0.5 + 180 * CALL_OVERHEAD_S
+    assert report.projected["wall_s"].expected == pytest.approx(want)
+
+
+def test_the_pilot_projects_a_debates_rounds_one_after_another() -> None:
+    # half the pilot's debates ran both rounds (2 calls a round): 3 calls a pair, 540 for
+    # the 180 left, ceil(540 / 64) = 9 round trips, then the last debates' second round
+    known = InFlight(64, 64, False)
+    report = measure(_piloted([2, 4] * 10, 0.2), 180, Price(0, 0, 0), known, 64, per_round=2)
+    want = START_UP_S + (9 + 1) * 0.2 + 540 * CALL_OVERHEAD_S
+    assert report.projected["calls"].expected == pytest.approx(540)
+    assert report.projected["wall_s"].expected == pytest.approx(want)
 
 
 def test_a_pilot_below_min_kappa_stops_before_the_main_run_and_keeps_its_pairs(tmp_path):

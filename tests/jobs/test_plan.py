@@ -12,7 +12,14 @@ from typer.testing import CliRunner
 from docket.cli.main import app
 from docket.errors import ConfigError
 from docket.jobs import run_job
-from docket.jobs.bill.figures import PAIR_OVERHEAD_S, InFlight, wall_seconds
+from docket.jobs.bill.figures import (
+    CALL_OVERHEAD_S,
+    START_UP_S,
+    InFlight,
+    depth_of,
+    run_seconds,
+    wall_seconds,
+)
 from docket.jobs.bill.plan import PlanInputs, plan_job
 from docket.llm.fake import register_fake
 from tests.jobs.fakes import EXAMPLES, Counting
@@ -81,10 +88,17 @@ def test_prices_latency_and_review_seconds_make_cost_time_and_hours(tmp_path, co
     want = (fresh * 1.0 + plan.cached_tokens.high * 0.5 + plan.completion_tokens.high * 2.0) / 1e6
     assert plan.cost.high == pytest.approx(want)
     assert plan.parallel_calls == 4  # 2 pairs at once x 2 agents, within 4 calls in flight
-    # 4 calls in flight from the first call (the user's bound), 2 s each, 1 ms a pair of its own
-    trips = math.ceil(plan.calls.high / 4)
+    # 4 calls in flight from the first call (the user's bound), 2 s each; at most every
+    # debate runs both rounds, the last ones after every other call: one round trip more;
+    # docket's own start-up and time per call on top
+    trips = math.ceil(plan.calls.high / 4) + 1
     assert plan.wall_s is not None
-    assert plan.wall_s.high == pytest.approx(trips * 2 + 12 * PAIR_OVERHEAD_S)
+    own = START_UP_S + plan.calls.high * CALL_OVERHEAD_S
+    assert plan.wall_s.high == pytest.approx(trips * 2 + own)
+    # at fewest every debate agrees in round 1: no round after the others
+    assert plan.wall_s.low == pytest.approx(
+        math.ceil(plan.calls.low / 4) * 2 + START_UP_S + plan.calls.low * CALL_OVERHEAD_S
+    )
     assert plan.escalations.high == 12
     assert plan.review_hours.high == pytest.approx(12 * 90 / 3600)
 
@@ -96,6 +110,30 @@ def test_wall_time_follows_the_runners_ramp() -> None:
     assert wall_seconds(200, 0.2, InFlight(64, 64, False), 64) == pytest.approx(4 * 0.2)
     assert wall_seconds(200, 0.2, InFlight(1, 1, False), 1) == pytest.approx(200 * 0.2)
     assert wall_seconds(200, 0.2, ramp, 16) == pytest.approx((1 + 12) * 0.2)  # pairs cap it
+
+
+def test_a_runs_wall_time_is_its_start_up_its_round_trips_and_its_own_time_per_call() -> None:
+    ramp = InFlight(start=8, bound=64, ramps=True)
+    # 200 single calls at 0.2 s, ramping 8 -> 64: six round trips (as above), 0.1 s to
+    # start, 1 ms of docket's own per call
+    assert START_UP_S == 0.1 and CALL_OVERHEAD_S == 0.001
+    assert run_seconds(200, 0.2, ramp, 64) == pytest.approx(0.1 + 6 * 0.2 + 200 * 0.001)
+    # 600 DREAM calls at 64 in flight from the first call, two rounds one after the other:
+    # ten round trips of 64, then the last debates' second round
+    known = InFlight(64, 64, False)
+    assert run_seconds(600, 0.2, known, 64, depth=2) == pytest.approx(0.1 + 11 * 0.2 + 0.6)
+    # a 1-slot server: one call at a time, whatever the rounds
+    assert run_seconds(200, 0.2, InFlight(1, 1, False), 1) == pytest.approx(0.1 + 40 + 0.2)
+    assert run_seconds(0, 0.2, known, 64, depth=2) == pytest.approx(0.1)  # nothing to send
+
+
+def test_a_pairs_depth_is_its_rounds_one_after_another() -> None:
+    assert depth_of(200, 200, 1) == 1  # one call a pair
+    assert depth_of(600, 200, 3) == 1  # three samples, all at once
+    assert depth_of(400, 200, 2) == 1  # every debate agrees in round 1
+    assert depth_of(600, 200, 2) == 2  # half go on to round 2
+    assert depth_of(800, 200, 2) == 2  # all do
+    assert depth_of(0, 0, 2) == 1
 
 
 def test_a_served_models_tokenize_endpoint_counts_the_tokens(tmp_path: Path) -> None:

@@ -26,9 +26,14 @@ from docket.relevance.options import JudgeOptions
 from docket.store.review_tables import Decision
 
 DEFAULT_DISAGREE_SHARE = 0.5
-PAIR_OVERHEAD_S = 0.001
-"""docket's own time per pair besides waiting for calls (store, parsing; about 1 ms on an idle
-core, ``benchmarks/judge_throughput.py``): a plan adds it, a pilot measures its own."""
+START_UP_S = 0.1
+"""A run's own time before its first call and after its last (opening the store, reading the
+input, the first connections, the batch step, the review queue): 0.1-0.3 s for a 200-pair
+job on SQLite, ``benchmarks/plan_accuracy.py``. A plan and a pilot add it once."""
+CALL_OVERHEAD_S = 0.001
+"""docket's own time per call besides waiting for it (building the prompt, parsing the reply,
+saving it): 0.6-0.9 ms of CPU on an idle core, ``benchmarks/judge_throughput.py``. The
+runner's one event loop spends it one call after another, so it adds to the wall time."""
 DEFAULT_REVIEW_S = 60.0
 """Seconds a reviewer spends per escalated pair when the store has no recorded decisions."""
 
@@ -216,12 +221,17 @@ def parallel_calls(settings: Settings, per_round: int, in_flight: InFlight) -> i
     return max(1, min(in_flight.bound, pairs * max(1, per_round)))
 
 
-def wall_seconds(calls: float, latency_s: float, in_flight: InFlight, parallel: int) -> float:
+def wall_seconds(
+    calls: float, latency_s: float, in_flight: InFlight, parallel: int, depth: int = 1
+) -> float:
     """Seconds ``calls`` calls of ``latency_s`` take as the runner sends them.
 
     Each round trip answers the calls in flight; they start at ``in_flight.start`` and,
     when the limit ramps, double each round trip up to ``parallel`` (what the pairs can
-    keep in flight). A last, partial round trip takes a whole latency.
+    keep in flight). A last, partial round trip takes a whole latency. ``depth`` is the
+    round trips one pair takes one after another (a debate's rounds): the last pairs
+    started take their later rounds after every other call is answered, ``depth - 1``
+    round trips more.
     """
     cap = max(1, parallel)
     window = max(1, min(in_flight.start, cap))
@@ -232,7 +242,27 @@ def wall_seconds(calls: float, latency_s: float, in_flight: InFlight, parallel: 
         window = min(cap, 2 * window)
     if left > 0:
         trips += math.ceil(left / (cap if in_flight.ramps else window))
+    if calls > 0:
+        trips += max(1, depth) - 1
     return trips * latency_s
+
+
+def run_seconds(
+    calls: float, latency_s: float, in_flight: InFlight, parallel: int, depth: int = 1
+) -> float:
+    """A run's wall time: its start-up (:data:`START_UP_S`), the round trips of its calls
+    (:func:`wall_seconds`) and docket's own time per call (:data:`CALL_OVERHEAD_S`)."""
+    trips = wall_seconds(calls, latency_s, in_flight, parallel, depth)
+    return START_UP_S + trips + max(0.0, calls) * CALL_OVERHEAD_S
+
+
+def depth_of(calls: float, pairs: int, per_round: int) -> int:
+    """Round trips one pair takes one after another: its calls over the calls of a round
+    (``calls`` over ``pairs`` pairs, rounded up: a share of debates going on means the last
+    pairs started may go on too)."""
+    if pairs <= 0 or calls <= 0:
+        return 1
+    return max(1, math.ceil(calls / pairs / max(1, per_round) - 1e-9))
 
 
 def review_seconds(session: Session, given: float | None) -> tuple[float, str]:

@@ -20,7 +20,7 @@ import numpy as np
 
 from docket.agreement import MIN_PAIRS, balanced_accuracy, cohen_kappa
 from docket.errors import ConfigError
-from docket.jobs.bill.figures import PAIR_OVERHEAD_S, InFlight, Range, wall_seconds
+from docket.jobs.bill.figures import InFlight, Range, depth_of, run_seconds
 from docket.llm.usage import Price
 from docket.relevance.types import Judgment, Pair
 
@@ -138,17 +138,18 @@ def measure(
     price: Price,
     in_flight: InFlight,
     parallel: int,
+    per_round: int = 1,
 ) -> PilotReport:
     """Measure the pilot's judgments and project ``remaining`` pairs (bootstrap intervals).
 
     A pair's calls and tokens are what it needed, answered by the server or by the
-    response cache (the rest of the job will not find its answers there). Wall time is the
-    measured latency of the server's answers run through the runner's ramp
-    (:func:`~docket.jobs.bill.figures.wall_seconds`: ``in_flight``, ``parallel``), so the
-    pilot's own start-up is not projected onto the rest; docket's own work per pair
-    (:data:`~docket.jobs.bill.figures.PAIR_OVERHEAD_S`) is added, as the plan adds it. (The
-    pilot's own pace beyond its calls was tried as that figure: 20 pairs on a loaded machine
-    made it swing by a factor of three, so it is not used.)
+    response cache (the rest of the job will not find its answers there). Wall time is what
+    the main run will pay (:func:`~docket.jobs.bill.figures.run_seconds`): its own
+    start-up once, the projected calls at the measured latency of the server's answers
+    through the runner's ramp (``in_flight``, ``parallel``), the pairs' rounds one after
+    another (``per_round``: calls in one round of a pair) and docket's own time per call.
+    The pilot's own pace is not projected: its start-up, and its few pairs that could not
+    fill the calls in flight, would be charged again for every pair of the rest.
     """
     rows = [_row(judgment, price) for _, judgment in results]
     rng = np.random.default_rng(SEED)
@@ -158,8 +159,9 @@ def measure(
     hits = int(sum(r["cache_hits"] for r in rows))
     latency = sum(r["latency_s"] for r in rows) / live if live else 0.0
     projected = {name: _scale(per_pair[name], remaining) for name in FIGURES}
-    projected["wall_s"] = Range(*(wall_seconds(c, latency, in_flight, parallel)
-                                  + PAIR_OVERHEAD_S * remaining for c in projected["calls"]))  # fmt: skip
+    projected["wall_s"] = Range(*(run_seconds(c, latency, in_flight, parallel,
+                                              depth_of(c, remaining, per_round))
+                                  for c in projected["calls"]))  # fmt: skip
     bacc, kappa, scored = _quality(results, index)
     notes = [f"pilot of {len(rows)} pairs; intervals: 95% bootstrap over its pairs",
              f"wall time: {latency:.2f} s a call; {in_flight.source}"]  # fmt: skip

@@ -66,8 +66,10 @@ def run_pilot(
     remaining = sum(1 for pair in loaded if pair.key not in done)
     # The main run's model starts where this one left it (the limit reached is kept).
     in_flight = main_in_flight(spec, probe=spec.bill.inputs.probe)
-    parallel = parallel_calls(spec.settings, _per_round(spec), in_flight)
-    report = measure(run.judgments(reviewed=False), remaining, price, in_flight, parallel)
+    per_round = _per_round(spec)
+    parallel = parallel_calls(spec.settings, per_round, in_flight)
+    report = measure(run.judgments(reviewed=False), remaining, price, in_flight, parallel,
+                     per_round)  # fmt: skip
     with opened.session() as session:
         add_note(session, name, "pilot", report.to_json())
     missed = report.missed(gate) if gate is not None else ""

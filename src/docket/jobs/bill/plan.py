@@ -23,16 +23,18 @@ from typing import Any
 from docket.errors import DocketError
 from docket.jobs.bill.dry import DryPair, dry_run
 from docket.jobs.bill.figures import (
-    PAIR_OVERHEAD_S,
+    CALL_OVERHEAD_S,
+    START_UP_S,
     InFlight,
     JobPlan,
     PlanInputs,
     Range,
     calls_range,
+    depth_of,
     in_flight_of,
     parallel_calls,
     review_seconds,
-    wall_seconds,
+    run_seconds,
 )
 from docket.jobs.bill.prices import PriceQuote
 from docket.jobs.bill.tokens import TokenCounter, token_counter
@@ -181,9 +183,10 @@ def _plan(
     in_flight = inputs.in_flight or main_in_flight(spec, probe=inputs.probe)
     parallel = parallel_calls(spec.settings, counted.per_round, in_flight)
     latency = inputs.latency_s
-    own = len(todo) * PAIR_OVERHEAD_S
+    per_round = counted.per_round
     wall = (None if latency is None
-            else Range(*(wall_seconds(c, latency, in_flight, parallel) + own for c in calls)))  # fmt: skip
+            else Range(*(run_seconds(c, latency, in_flight, parallel,
+                                     depth_of(c, len(todo), per_round)) for c in calls)))  # fmt: skip
     hours = Range(*(e * spec.reviews * seconds / 3600 for e in rates.escalations))
     notes = [
         f"tokens: {counter.source}" + (f", counted on {sampled} of {len(todo)} pairs" if sampled < len(todo) else ""),
@@ -195,8 +198,9 @@ def _plan(
     if latency is None:
         notes.append("time: give --latency SECONDS per call (or run a pilot) to estimate it")
     else:
-        notes.append(f"time: {latency:g} s a call; {in_flight.source}; "
-                     f"{PAIR_OVERHEAD_S * 1000:g} ms of docket's own work per pair")  # fmt: skip
+        notes.append(f"time: {latency:g} s a call; {in_flight.source}; a pair's rounds one "
+                     f"after another; docket's own {START_UP_S:g} s to start and "
+                     f"{CALL_OVERHEAD_S * 1000:g} ms a call")  # fmt: skip
     if cached.expected:
         notes.append("cached tokens: the pair's shared prefix, if the provider caches prefixes")
     return JobPlan(
