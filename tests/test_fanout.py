@@ -39,7 +39,8 @@ async def test_never_more_than_limit_in_flight_and_items_drawn_lazily() -> None:
 
     stream = bounded_each(items(), work, limit=4)
     await stream.__anext__()
-    assert drawn <= 5  # the window, plus the one refill after the first finished
+    # The window, plus the next calls started for results the consumer has yet to see.
+    assert drawn <= 8
     async for _ in stream:
         pass
     assert peak == 4
@@ -71,3 +72,19 @@ async def test_limit_must_be_positive() -> None:
 
     with pytest.raises(ValueError, match="at least 1"):
         await bounded_map([1], work, limit=0)
+
+
+async def test_the_next_call_starts_before_the_consumer_sees_a_result() -> None:
+    # At many calls in flight, a slot's next request must not wait for the consumer's
+    # work on the results that came in together (saving them, counting them).
+    started: list[int] = []
+
+    async def work(x: int) -> int:
+        started.append(x)
+        await asyncio.sleep(0.01 if x == 0 else 1)
+        return x
+
+    stream = bounded_each(range(5), work, limit=2)
+    first = await stream.__anext__()
+    assert first == (0, 0) and started == [0, 1, 2]  # item 2 started before 0 was seen
+    await stream.aclose()

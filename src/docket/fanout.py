@@ -11,8 +11,8 @@ and nothing of rich, so engines and the runner can both use it.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
-from typing import TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -26,38 +26,85 @@ async def bounded_each(
 ) -> AsyncIterator[tuple[int, R]]:
     """Yield ``(index, fn(item))`` in completion order, with at most ``limit`` in flight.
 
-    Items are drawn from ``items`` only when a slot frees up. If ``fn`` raises, the calls
-    still in flight are cancelled and the exception propagates to the consumer; the same
-    happens when the consumer stops iterating early.
+    Items are drawn from ``items`` only when a slot frees up: the next call starts as soon
+    as one finishes, before the consumer sees the result (at most ``limit`` results wait
+    for it). If ``fn`` raises, the calls still in flight are cancelled and the exception
+    propagates to the consumer; the same happens when the consumer stops iterating early.
     """
     if limit < 1:
         raise ValueError(f"limit must be at least 1, got {limit}")
-    source = iter(enumerate(items))
-    running: dict[asyncio.Task[R], int] = {}
+    window = _Window(iter(enumerate(items)), fn, limit)
+    try:
+        window.refill()
+        while window.running or window.finished:
+            for index, task in await window.next_done():
+                yield index, task.result()
+    finally:
+        window.closed = True
+        for task in window.running:
+            task.cancel()
+        if window.running:
+            await asyncio.gather(*window.running, return_exceptions=True)
 
-    def refill() -> None:
-        while len(running) < limit:
-            nxt = next(source, None)
+
+class _Window(Generic[T, R]):
+    """The calls of :func:`bounded_each` in flight, and those finished but not yet seen.
+
+    A finished call is handed over by its done callback, which also starts the next item
+    at once: O(1) a call (asyncio.wait adds and removes a callback on every running task at
+    each wake), and at 256 calls in flight against a server whose replies come together,
+    each slot's next request goes out before the consumer's work on the results.
+    """
+
+    def __init__(self, source: Iterator[tuple[int, T]], fn: Callable[[T], Awaitable[R]],
+                 limit: int) -> None:  # fmt: skip
+        self.source, self.fn, self.limit = source, fn, limit
+        self.running: dict[asyncio.Future[R], int] = {}
+        self.finished: list[tuple[int, asyncio.Future[R]]] = []
+        self.closed = False
+        self.drawn_error: BaseException | None = None
+        self._wake: asyncio.Future[None] | None = None
+
+    def refill(self) -> None:
+        """Start items while a slot is free (and fewer than ``limit`` results wait)."""
+        while len(self.running) < self.limit and len(self.finished) < self.limit:
+            nxt = next(self.source, None)
             if nxt is None:
                 return
             index, item = nxt
-            running[asyncio.ensure_future(fn(item))] = index
+            task = asyncio.ensure_future(self.fn(item))
+            task.add_done_callback(self._done)
+            self.running[task] = index
 
-    try:
-        refill()
-        while running:
-            done, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
-            # Calls that finished together come out in input order (asyncio.wait's set has
-            # none), so fast or scripted backends give a reproducible order.
-            for task in sorted(done, key=running.__getitem__):
-                index = running.pop(task)
-                yield index, task.result()
-            refill()
-    finally:
-        for task in running:
-            task.cancel()
-        if running:
-            await asyncio.gather(*running, return_exceptions=True)
+    def _done(self, task: asyncio.Future[R]) -> None:
+        index = self.running.pop(task, None)
+        if index is None or self.closed:
+            return
+        self.finished.append((index, task))
+        if not task.cancelled() and task.exception() is None and self.drawn_error is None:
+            try:
+                self.refill()
+            except BaseException as exc:  # drawing the next item failed: the consumer raises it
+                self.drawn_error = exc
+        if self._wake is not None and not self._wake.done():
+            # Called soon, not now: the calls just started send before the consumer runs.
+            asyncio.get_running_loop().call_soon(_set, self._wake)
+
+    async def next_done(self) -> list[tuple[int, asyncio.Future[R]]]:
+        """The calls finished since the last look, in input order (waits for one)."""
+        if not self.finished and self.drawn_error is None:
+            self._wake = asyncio.get_running_loop().create_future()
+            await self._wake
+        if self.drawn_error is not None:
+            raise self.drawn_error
+        done, self.finished = sorted(self.finished, key=lambda item: item[0]), []
+        self.refill()  # slots that a failed draw or the results' bound left empty
+        return done
+
+
+def _set(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 async def bounded_map(

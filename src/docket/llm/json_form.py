@@ -27,8 +27,9 @@ from typing import Any
 from docket.llm.limit_memory import keep_json_form, recall_json_form
 
 log = logging.getLogger(__name__)
-GRACE_S = 0.25
-"""The longest the first call with a schema holds the others back."""
+GRACE_S = 0.1
+"""The longest the first call with a schema holds the others back: a refusal of the form
+is a request check, answered in milliseconds by the local servers that refuse it."""
 FORMS = ("json_schema", "json_object")
 
 

@@ -27,7 +27,15 @@ from docket.errors import CapReachedError, ModelUnavailableError, RequestRefused
 from docket.fanout import bounded_each
 from docket.llm.cache import journaled
 from docket.relevance.types import Judge, Judgment, Pair, complete_judge
-from docket.runner.batches import FLUSH_EVERY_S, Claimer, Key, Tally, Writer, new_owner
+from docket.runner.batches import (
+    FLUSH_EVERY_S,
+    Claimer,
+    Key,
+    Tally,
+    Writer,
+    new_owner,
+    store_thread,
+)
 from docket.runner.journal import CallJournal
 from docket.runner.records import judgment_from_record, pair_from_record, save_judgment
 from docket.runner.saving import SavingExecutor, SharedJob, judge_elsewhere
@@ -87,7 +95,8 @@ async def judge_pairs(
                                                      concurrency, on_result))  # fmt: skip
     # Claims come a window ahead (one transaction per window); commits every MAX_BATCH.
     reviews = None if complete_judge(judge).batch_step else required_reviews
-    writer = Writer(store, job, owner, max(1, min(concurrency, MAX_BATCH)), reviews, journal)
+    writer = Writer(store, job, owner, max(1, min(concurrency, MAX_BATCH)), reviews, journal,
+                    store_thread(store))  # fmt: skip
     heartbeat = asyncio.ensure_future(_keep_alive(claimer, writer, lease_s / 3))
     error = None
     try:
@@ -108,8 +117,10 @@ async def _stop(heartbeat: asyncio.Future[None], writer: Writer, claimer: Claime
     with contextlib.suppress(asyncio.CancelledError):
         await heartbeat
     try:
-        writer.flush()
+        writer.flush()  # and waits for the commits still running in the writer's thread
     finally:
+        if writer.background is not None:
+            writer.background.shutdown()
         claimer.release()
 
 
@@ -267,7 +278,7 @@ async def _keep_alive(claimer: Claimer, writer: Writer, renew_every_s: float) ->
     while True:
         await asyncio.sleep(min(FLUSH_EVERY_S, renew_every_s))
         if time.monotonic() - writer.last_flush >= FLUSH_EVERY_S:
-            writer.flush()
+            writer.flush(wait=False)
         if time.monotonic() - renewed >= renew_every_s:
             claimer.renew()
             renewed = time.monotonic()

@@ -11,15 +11,18 @@ import os
 import socket
 import time
 import uuid
+from collections import deque
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from sqlalchemy.orm import Session
+from sqlalchemy.pool import SingletonThreadPool, StaticPool
 
 from docket.errors import ModelUnavailableError
 from docket.relevance.types import Judgment, Pair
 from docket.runner.escalate import queue_escalated
-from docket.runner.journal import CallJournal
+from docket.runner.journal import CallJournal, Taken, write_taken
 from docket.runner.records import add_judgments
 from docket.store.base import Store
 from docket.store.claims import (
@@ -214,9 +217,12 @@ class Writer:
     batch: int
     reviews: int | None = None
     journal: CallJournal | None = None
+    background: ThreadPoolExecutor | None = None
+    """The thread commits run in (:func:`store_thread`); None: the caller's thread."""
     results: list[tuple[Pair, Judgment]] = field(default_factory=list)
     failures: list[tuple[Key, str]] = field(default_factory=list)
     last_flush: float = field(default_factory=time.monotonic)
+    _commits: deque[Future[None]] = field(default_factory=deque)
 
     def add(self, pair: Pair, judgment: Judgment | None, reason: str) -> None:
         """Buffer one outcome; commit when the batch is full or old enough."""
@@ -228,21 +234,54 @@ class Writer:
             self.results.append((pair, judgment))
         pending = len(self.results) + len(self.failures)
         if pending >= self.batch or time.monotonic() - self.last_flush >= FLUSH_EVERY_S:
-            self.flush()
+            self.flush(wait=False)
 
-    def flush(self) -> None:
-        """Commit everything buffered in one transaction."""
+    def flush(self, wait: bool = True) -> None:
+        """Commit everything buffered in one transaction.
+
+        With a ``background`` thread and ``wait=False``, the commit runs there (in order
+        with the earlier ones) and this returns at once; an earlier commit's error is
+        raised here. ``wait=True`` returns when every commit so far is done.
+        """
+        self._raise_failed()
         self.last_flush = time.monotonic()
         journal = self.journal if self.journal is not None and self.journal.pending else None
-        if not (self.results or self.failures or journal):
-            return
-        results, failures = self.results, self.failures
-        self.results, self.failures = [], []
+        if self.results or self.failures or journal:
+            taken = journal.take() if journal is not None else None
+            batch = (self.results, self.failures, taken)
+            self.results, self.failures = [], []
+            if self.background is None:
+                self._commit(*batch)
+            else:
+                self._commits.append(self.background.submit(self._commit, *batch))
+        if wait:
+            while self._commits:
+                self._commits.popleft().result()
+
+    def _raise_failed(self) -> None:
+        while self._commits and self._commits[0].done():
+            self._commits.popleft().result()
+
+    def _commit(
+        self, results: list[tuple[Pair, Judgment]], failures: list[tuple[Key, str]],
+        taken: Taken | None,
+    ) -> None:  # fmt: skip
         with self.store.session() as session:
-            if journal is not None:
-                journal.write(session)
+            if taken is not None:
+                write_taken(session, taken)
             add_judgments(session, self.job, results)
             mark_done(session, self.job, [pair.key for pair, _ in results], self.owner)
             mark_failed(session, self.job, failures)
             if self.reviews is not None:
                 queue_escalated(session, self.job, results, self.reviews)
+
+
+def store_thread(store: Store) -> ThreadPoolExecutor | None:
+    """One thread for a run's commits, so the event loop sends while the store writes.
+
+    Each commit opens its own session there. None for a store whose connections belong
+    to one thread (an in-memory SQLite database): its commits stay in the loop's thread.
+    """
+    if isinstance(store.engine.pool, SingletonThreadPool | StaticPool):
+        return None
+    return ThreadPoolExecutor(1, thread_name_prefix="docket-store")

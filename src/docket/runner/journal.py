@@ -76,17 +76,41 @@ class CallJournal:
             calls.new and not calls.judged for calls in self.open.values()
         )
 
-    def write(self, session: Session) -> None:
-        """Keep the new calls of the pairs in flight; drop those of the settled pairs."""
-        rows: list[Call] = []
+    def take(self) -> Taken:
+        """The new calls of the pairs in flight and the settled pairs, for one write.
+
+        Taken in the event loop's thread (the pairs' journals change there); written by
+        :func:`write_taken`, in the writer's thread, in the order they were taken.
+        """
+        rows: list[tuple[Key, str | RequestKey, str, Completion]] = []
         for key, calls in self.open.items():
             if calls.judged:
                 continue  # saved in this write or the next: a few milliseconds from now
-            rows += [(key, str(k), model, done.to_json()) for k, model, done in calls.new]
+            rows += [(key, k, model, done) for k, model, done in calls.new]
             if calls.new:
                 self.stored.add(key)
             calls.new = []
-        add_calls(session, self.job, rows)
-        drop_calls(session, self.job, self.settled)
-        self.stored.difference_update(self.settled)
-        self.settled = []
+        settled, self.settled = self.settled, []
+        self.stored.difference_update(settled)
+        return Taken(self.job, rows, settled)
+
+    def write(self, session: Session) -> None:
+        """Keep the new calls of the pairs in flight; drop those of the settled pairs."""
+        write_taken(session, self.take())
+
+
+@dataclass(frozen=True)
+class Taken:
+    """What one journal write keeps and drops (see :meth:`CallJournal.take`)."""
+
+    job: str
+    rows: list[tuple[Key, str | RequestKey, str, Completion]]
+    settled: list[Key]
+
+
+def write_taken(session: Session, taken: Taken) -> None:
+    """Write what :meth:`CallJournal.take` took (request keys hashed and calls serialised
+    here, off the event loop when the writer has a thread of its own)."""
+    rows: list[Call] = [(key, str(k), model, done.to_json()) for key, k, model, done in taken.rows]
+    add_calls(session, taken.job, rows)
+    drop_calls(session, taken.job, taken.settled)
