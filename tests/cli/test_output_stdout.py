@@ -27,13 +27,19 @@ def _main(monkeypatch, capsys, *args: object) -> tuple[int, str, str]:  # type: 
     return caught.value.code or 0, captured.out, captured.err
 
 
-def test_export_to_stdout_writes_qrels_there_and_no_file(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def _judged(tmp_path, monkeypatch, capsys, fake: str) -> Path:  # type: ignore[no-untyped-def]
+    """A store in ``tmp_path`` with job ``j``: the 12 example pairs, judged by a fake."""
     monkeypatch.chdir(tmp_path)
-    model = register_fake("stdout-export", Counting())
+    model = register_fake(fake, Counting())
     db = tmp_path / "d.db"
     code, _, err = _main(monkeypatch, capsys, "judge", EXAMPLES, "--model", model, "--db", db,
                          "--job", "j", "--cache", "off")  # fmt: skip
     assert code == 0, err
+    return db
+
+
+def test_export_to_stdout_writes_qrels_there_and_no_file(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    db = _judged(tmp_path, monkeypatch, capsys, "stdout-export")
     code, out, err = _main(monkeypatch, capsys, "export", "--job", "j", "--db", db, "-o", "-")
     assert code == 0, err
     assert not (tmp_path / "-").exists()
@@ -136,12 +142,7 @@ def test_rules_files_to_stdout_are_only_the_file(tmp_path, monkeypatch, capsys) 
 
 
 def test_export_card_with_qrels_to_stdout(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.chdir(tmp_path)
-    model = register_fake("stdout-card", Counting())
-    db = tmp_path / "d.db"
-    code, _, err = _main(monkeypatch, capsys, "judge", EXAMPLES, "--model", model, "--db", db,
-                         "--job", "j", "--cache", "off")  # fmt: skip
-    assert code == 0, err
+    db = _judged(tmp_path, monkeypatch, capsys, "stdout-card")
     code, out, err = _main(monkeypatch, capsys, "export", "--job", "j", "--db", db, "-o", "-",
                            "--card", tmp_path / "card.md")  # fmt: skip
     assert code == 0, err
