@@ -54,8 +54,7 @@ class CallJournal:
     def read(self, session: Session, keys: list[Key]) -> None:
         """Load the kept calls of ``keys`` (just claimed) for their pairs to replay."""
         for key, calls in calls_of(session, self.job, keys).items():
-            kept = {k: Completion.from_json(data) for k, data in calls.items()}
-            self.kept[key] = {**self.kept.get(key, {}), **kept}
+            self.kept[key] = {k: Completion.from_json(data) for k, data in calls.items()}
             self.stored.add(key)
 
     def begin(self, key: Key) -> PairCalls:
