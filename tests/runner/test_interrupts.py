@@ -52,10 +52,12 @@ def _judge(pairs: Path, model: str, db: Path, ignore_sigint: bool = False) -> su
         "--concurrency", "2", "--max-retries", "0",
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1"}
-    # A command started with `&` from a script inherits SIGINT ignored.
-    ignore = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None
+    # A command started with `&` from a script inherits SIGINT ignored; otherwise it has
+    # Ctrl-C's default, whatever this test process inherited (a suite run in the background).
+    handling = signal.SIG_IGN if ignore_sigint else signal.SIG_DFL
     return subprocess.Popen(command, env=env, cwd=pairs.parent, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, preexec_fn=ignore)  # fmt: skip
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, handling))  # fmt: skip
 
 
 def _saved(db: Path) -> int:

@@ -94,8 +94,11 @@ def _judge(
         "--concurrency", str(PAIRS), *METHODS[method], *extra,
     ]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "NO_COLOR": "1"}
+    # Ctrl-C's default in the run, even when this test process inherited SIGINT ignored (a
+    # suite started with `&` from a script): the test sends SIGINT as a terminal would.
     return subprocess.Popen(command, env=env, cwd=pairs.parent, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
 
 
 def _needed(method: str) -> int:
