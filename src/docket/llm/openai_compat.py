@@ -130,13 +130,14 @@ class OpenAICompatibleProvider(ProviderDefaults):
     async def generate(self, request: Request) -> Completion:
         """Send one chat completion request and map failures onto docket errors."""
         if request.json_schema is not None and self.supports_json_schema:
-            return await self._generate_json(request, self.json_form)
+            return await self._generate_json(request)
         started = time.perf_counter()
         return self._completion(*(await self._post(self._params(request, None))), started)
 
-    async def _generate_json(self, request: Request, form: JsonForm) -> Completion:
+    async def _generate_json(self, request: Request) -> Completion:
         # While the form is not known, the first call may hold the others a moment (the
         # hold is not part of any call's latency); see docket.llm.json_form.
+        form = self.json_form
         first = await form.hold()
         started = time.perf_counter()
         mode = form.mode

@@ -256,6 +256,16 @@ def run_seconds(
     return START_UP_S + trips + max(0.0, calls) * CALL_OVERHEAD_S
 
 
+def run_range(
+    calls: Range, latency_s: float, in_flight: InFlight, parallel: int, pairs: int,
+    per_round: int,
+) -> Range:  # fmt: skip
+    """:func:`run_seconds` of each figure of ``calls`` for ``pairs`` pairs, a pair's rounds
+    (``per_round`` calls each) one after another (:func:`depth_of`)."""
+    return Range(*(run_seconds(c, latency_s, in_flight, parallel, depth_of(c, pairs, per_round))
+                   for c in calls))  # fmt: skip
+
+
 def depth_of(calls: float, pairs: int, per_round: int) -> int:
     """Round trips one pair takes one after another: its calls over the calls of a round
     (``calls`` over ``pairs`` pairs, rounded up: a share of debates going on means the last

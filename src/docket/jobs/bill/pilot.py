@@ -20,7 +20,7 @@ import numpy as np
 
 from docket.agreement import MIN_PAIRS, balanced_accuracy, cohen_kappa
 from docket.errors import ConfigError
-from docket.jobs.bill.figures import InFlight, Range, depth_of, run_seconds
+from docket.jobs.bill.figures import InFlight, Range, run_range
 from docket.llm.usage import Price
 from docket.relevance.types import Judgment, Pair
 
@@ -159,9 +159,9 @@ def measure(
     hits = int(sum(r["cache_hits"] for r in rows))
     latency = sum(r["latency_s"] for r in rows) / live if live else 0.0
     projected = {name: _scale(per_pair[name], remaining) for name in FIGURES}
-    projected["wall_s"] = Range(*(run_seconds(c, latency, in_flight, parallel,
-                                              depth_of(c, remaining, per_round))
-                                  for c in projected["calls"]))  # fmt: skip
+    projected["wall_s"] = run_range(
+        projected["calls"], latency, in_flight, parallel, remaining, per_round
+    )
     bacc, kappa, scored = _quality(results, index)
     notes = [f"pilot of {len(rows)} pairs; intervals: 95% bootstrap over its pairs",
              f"wall time: {latency:.2f} s a call; {in_flight.source}"]  # fmt: skip

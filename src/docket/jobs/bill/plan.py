@@ -30,11 +30,10 @@ from docket.jobs.bill.figures import (
     PlanInputs,
     Range,
     calls_range,
-    depth_of,
     in_flight_of,
     parallel_calls,
     review_seconds,
-    run_seconds,
+    run_range,
 )
 from docket.jobs.bill.prices import PriceQuote
 from docket.jobs.bill.tokens import TokenCounter, token_counter
@@ -183,10 +182,8 @@ def _plan(
     in_flight = inputs.in_flight or main_in_flight(spec, probe=inputs.probe)
     parallel = parallel_calls(spec.settings, counted.per_round, in_flight)
     latency = inputs.latency_s
-    per_round = counted.per_round
     wall = (None if latency is None
-            else Range(*(run_seconds(c, latency, in_flight, parallel,
-                                     depth_of(c, len(todo), per_round)) for c in calls)))  # fmt: skip
+            else run_range(calls, latency, in_flight, parallel, len(todo), counted.per_round))  # fmt: skip
     hours = Range(*(e * spec.reviews * seconds / 3600 for e in rates.escalations))
     notes = [
         f"tokens: {counter.source}" + (f", counted on {sampled} of {len(todo)} pairs" if sampled < len(todo) else ""),
