@@ -12,7 +12,8 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 STDOUT = "-"
@@ -43,21 +44,36 @@ def write_atomically(path: str | Path, lines: Iterable[str]) -> int:
     """
     if is_stdout(path):
         return _write_stdout(lines)
+    count = 0
+    with replacing(path) as tmp, tmp.open("w", encoding="utf-8") as handle:
+        for line in lines:
+            handle.write(line)
+            count += 1
+    return count
+
+
+@contextmanager
+def replacing(path: str | Path) -> Iterator[Path]:
+    """A temporary file beside ``path``, renamed onto it when the block ends without error.
+
+    The file is unique to this writer, so two processes building the same file (two
+    workers indexing one corpus into the shared cache) never write into or rename each
+    other's; the last rename wins and each one's result is whole. On an error the
+    temporary file is removed and ``path`` is untouched. The file gets the permissions a
+    plain ``open(path, "w")`` would give it, not the private 0600 of ``mkstemp``.
+    """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    count = 0
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    os.close(fd)
+    tmp = Path(name)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            for line in lines:
-                handle.write(line)
-                count += 1
+        yield tmp
         os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
-    return count
 
 
 def write_text(path: str | Path, text: str) -> None:

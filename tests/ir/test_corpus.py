@@ -61,7 +61,26 @@ def test_bad_line_leaves_no_index(tmp_path: Path) -> None:
     target = tmp_path / "idx.sqlite"
     with pytest.raises(InputError, match="c.jsonl:2: field 'text'"):
         open_corpus(corpus, target)
-    assert not target.exists() and not (tmp_path / "idx.sqlite.partial").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["c.jsonl"]  # no index, no temp file
+
+
+def test_two_builders_of_one_index_never_disturb_each_other(tmp_path: Path) -> None:
+    # Two workers index the same corpus into the shared cache at once: each writes its
+    # own temporary file, and both renames succeed (CI once lost a worker here, when
+    # both wrote one fixed ".partial" name and the second rename found it gone).
+    target = tmp_path / "idx.sqlite"
+    built: list[CorpusIndex] = []
+
+    def documents(n: int):
+        yield Document("a", f"from builder {n}")
+        if n == 1:  # the second builder starts and finishes while the first is half-way
+            built.append(CorpusIndex.build(documents(2), target))
+        yield Document("b", "two")
+
+    first = CorpusIndex.build(documents(1), target)
+    assert [i.size for i in (first, *built)] == [2, 2]
+    assert first.get_many(["a"])["a"].text == "from builder 1"  # the last rename wins
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["idx.sqlite"]
 
 
 def test_build_streams_in_batches(tmp_path: Path) -> None:

@@ -8,7 +8,6 @@ unchanged. Lookups fetch only the documents asked for.
 from __future__ import annotations
 
 import hashlib
-import os
 import sqlite3
 from collections.abc import Iterable, Iterator
 from itertools import islice
@@ -21,6 +20,7 @@ from docket.errors import InputError
 from docket.ir.documents import Document
 from docket.ir.formats import first_field, parse_json_line
 from docket.reading import numbered_lines
+from docket.writing import replacing
 
 BATCH = 10_000
 INDEX_VERSION = "1"
@@ -97,19 +97,12 @@ class CorpusIndex:
     ) -> CorpusIndex:
         """Stream ``documents`` into a new index at ``path`` and open it.
 
-        The index is written to a temporary file and renamed on success, so a corpus
-        with a bad line leaves no half-built index behind.
+        The index is written to a temporary file of this process's own and renamed on
+        success, so a corpus with a bad line leaves no half-built index behind, and two
+        processes building the same index never disturb each other.
         """
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        partial = path.with_name(path.name + ".partial")
-        partial.unlink(missing_ok=True)
-        try:
+        with replacing(path) as partial:
             _write_index(documents, partial, source, batch)
-        except BaseException:
-            partial.unlink(missing_ok=True)
-            raise
-        os.replace(partial, path)
         return cls(path)
 
     def get_many(self, docids: Iterable[str]) -> dict[str, Document]:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from typing import Any
 from platformdirs import user_cache_dir
 
 from docket.errors import ConfigError, MissingDependencyError
+from docket.writing import replacing
 
 MODEL_ENV = "DOCKET_LOCAL_MODEL"
 """Environment variable naming a GGUF file to use instead of the embedded model."""
@@ -135,17 +135,11 @@ def assemble(parts: list[Path], target: Path, sha256: str, *, hint: str = "") ->
     missing = [str(p) for p in parts if not p.is_file()]
     if missing:
         raise ConfigError(f"model parts missing: {', '.join(missing)}", hint=hint)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=target.name, suffix=".part")
-    try:
-        with os.fdopen(fd, "wb") as out:
+    with replacing(target) as tmp:
+        with tmp.open("wb") as out:
             digest = _copy_parts(parts, out)
         if digest != sha256:
             raise ConfigError(f"assembled model has SHA-256 {digest}, expected {sha256}", hint=hint)
-        os.replace(tmp_name, target)
-    finally:
-        if os.path.exists(tmp_name):
-            os.unlink(tmp_name)
     return target
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docket.config import default_cache_path
+from docket.writing import write_text
 
 log = logging.getLogger(__name__)
 FILE = "limits.json"
@@ -88,9 +89,7 @@ def _update(model: str, values: dict[str, object]) -> None:
         entry = data.get(model)
         data[model] = {**(entry if isinstance(entry, dict) else {}), **values}
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            temp = path.with_suffix(f".{os.getpid()}.tmp")
-            temp.write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
-            temp.replace(path)  # atomic: a reader never sees half a file
+            # atomic: a reader never sees half a file, nor two processes each other's
+            write_text(path, json.dumps(data, indent=1, sort_keys=True))
         except OSError as exc:
             log.debug("could not keep what was learned of %s in %s: %s", model, path, exc)

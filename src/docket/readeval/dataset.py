@@ -7,8 +7,6 @@ Files are written to a temporary file and renamed, so a failed build leaves noth
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 from typing import Literal, TypeVar
 
@@ -19,6 +17,7 @@ from docket.adherence.rules.model import Tier
 from docket.errors import InputError
 from docket.readeval.personas import DEFAULT_PERSONAS, Persona
 from docket.reading import loads_json, numbered_lines, validation_error
+from docket.writing import write_atomically
 
 PAPER_F1 = 0.749
 REFERENCE = (
@@ -133,17 +132,8 @@ class Dataset(BaseModel):
 
 def write_dataset(path: str | Path, dataset: Dataset) -> None:
     """Write the header and samples as JSONL, atomically (temporary file, then rename)."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     lines = [dataset.header.model_dump_json(), *(s.model_dump_json() for s in dataset.samples)]
-    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write("\n".join(lines) + "\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_atomically(path, (line + "\n" for line in lines))
 
 
 def _validated(model: type[M], data: object, path: str, line: int) -> M:
