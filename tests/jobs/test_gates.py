@@ -107,6 +107,21 @@ def test_lara_on_a_model_without_logprobs_is_refused_before_any_pair(tmp_path) -
     assert isinstance(cli.exception, ConfigError) and "log-probabilities" in cli.exception.message
 
 
+def test_laras_check_of_its_model_is_the_first_pairs_own_call_and_the_cap_counts_it(
+    tmp_path,
+) -> None:
+    """With the cache off, 12 pairs cost 12 calls (the check was a 13th), and the spend row
+    counts all 12 (it missed the check's call, made before the caps were set)."""
+    script = Lara()
+    model = register_fake("gate-lara-once", script)
+    db = str(tmp_path / "d.db")
+    run = run_job(EXAMPLES, job="l", method="lara", model=model, db=db, cache="off",
+                  caps=Caps(calls=100))  # fmt: skip
+    assert run.outcome.judged == 12 and script.calls == 12
+    with open_store(db).read_session() as session:
+        assert spend_of(session, "l")["calls"] == 12
+
+
 def _refuse_logprobs(body: dict) -> Reply | str:
     if body.get("logprobs"):  # as OpenAI answers for its reasoning models
         return Reply(400, {"error": {"message": "logprobs is not supported with this model"}})

@@ -25,11 +25,13 @@ from docket.jobs.guidance import check_guidance
 from docket.jobs.inputs import JobInput
 from docket.jobs.result import JobRun
 from docket.jobs.spec import JobSpec
+from docket.llm.cache import journaled
 from docket.llm.pool import ModelPool
 from docket.llm.usage import Usage
 from docket.relevance import Judge, build_judge
 from docket.relevance.lara import LaraJudge
 from docket.runner import StoredResults, Tally, enqueue_escalations, finalize_job, judge_pairs
+from docket.runner.journal import PairCalls
 from docket.store import Store, finished_keys
 from docket.store.claims import failed_pairs
 from docket.store.spend import add_note
@@ -86,13 +88,16 @@ def run_job(
     judge = _judge(judge, spec, models)  # a bad model fails before the store opens
     models.check()  # a model id the server does not list is refused before the store opens
     opened = store_of(store, spec)
-    check_judge(judge, loaded, opened, name)
+    checked = check_judge(judge, loaded, opened, name)
     open_job(opened, name, spec, source or loaded.source, method=judge.method)
     check_guidance(opened, name, loaded.guidance)
     planned = _track(loaded, tracked, name, opened, models)
     caps = _caps(spec, opened, name, models)
+    if caps is not None and checked is not None:
+        caps.charge([completion for _, _, completion in checked[1].new])  # paid before the caps
     started = time.monotonic()
-    tally, usage = _judge_all(opened, name, loaded, judge, caps, spec, models, on_progress)
+    tally, usage = _judge_all(opened, name, loaded, judge, caps, spec, models, on_progress,
+                              checked)  # fmt: skip
     results = StoredResults(opened, name, frozenset(tally.seen))
     return JobRun(
         name, opened, results, tally, _queue(results, spec), _failed(opened, name, tally),
@@ -125,26 +130,36 @@ def _judge(judge: Judge | None, spec: JobSpec, models: ModelPool) -> Judge:
     return judge
 
 
-def check_judge(judge: Judge, loaded: JobInput, store: Store, job: str) -> None:
+Checked = tuple[tuple[str, str], PairCalls]
+"""The pair whose own call answered the judge's check, and that call (kept for the pair)."""
+
+
+def check_judge(judge: Judge, loaded: JobInput, store: Store, job: str) -> Checked | None:
     """Ask the judge's model what the method needs of it (LARA: log-probabilities), once.
 
-    Asked with the first pair still to judge, so the pair's own call (from the response
-    cache) answers it; a finished job asks nothing.
+    Asked with the first pair still to judge; the answer is returned to be replayed as that
+    pair's own call, whatever the cache setting, so it is paid once. A finished job asks
+    nothing.
     """
     if not isinstance(judge, LaraJudge):
-        return
+        return None
     with store.read_session() as session:
         done = finished_keys(session, job)
     first = next((pair for pair in loaded if pair.key not in done), None)
-    if first is not None:
+    if first is None:
+        return None
+    calls = PairCalls()
+    with journaled(calls):
         asyncio.run(judge.check_logprobs(first))
+    return first.key, calls
 
 
 def _judge_all(
     store: Store, job: str, loaded: JobInput, judge: Judge, caps: CapGate | None,
-    spec: JobSpec, models: ModelPool, on_progress: Progress | None,
+    spec: JobSpec, models: ModelPool, on_progress: Progress | None, checked: Checked | None,
 ) -> tuple[Tally, Usage]:  # fmt: skip
     """The runner's loop over the pairs (within the caps), then the method's batch step."""
+    kept = {} if checked is None else {checked[0]: {str(k): c for k, _, c in checked[1].new}}
     feed = loaded if caps is None else until_stopped(loaded, caps)
     judge = judge if caps is None else CappedJudge(judge, caps)
     tally, total = Tally(), len(loaded)
@@ -155,7 +170,7 @@ def _judge_all(
                 store, job, feed, judge, concurrency=models.pairs_at_once(),
                 retry_failed=spec.retry_failed, tally=tally, executor=executor,
                 on_result=lambda _pair, _judgment: report(tally.settled, total),
-                required_reviews=spec.reviews,
+                required_reviews=spec.reviews, kept=kept,
             )
         )  # fmt: skip
         usage = run_usage(models, executor)

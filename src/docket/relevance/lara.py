@@ -147,7 +147,8 @@ class LaraJudge:
         """Refuse a model that returns no log-probabilities, before any pair is judged.
 
         A provider that declares none is refused with no call; any other answers ``pair``'s
-        own question once (through the response cache, so the pair's call reuses it).
+        own question once. The caller keeps that answer for the pair's own call (it runs
+        this in a :func:`docket.llm.cache.journaled` block), so it is paid once.
 
         Raises:
             ConfigError: the model gives no log-probabilities (LARA would read none).

@@ -19,13 +19,14 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
 from docket.errors import CapReachedError, ModelUnavailableError, RequestRefusedError
 from docket.fanout import bounded_each
 from docket.llm.cache import journaled
+from docket.llm.types import Completion
 from docket.relevance.types import Judge, Judgment, Pair, complete_judge
 from docket.runner.batches import FLUSH_EVERY_S, Claimer, Key, Tally, Writer, new_owner
 from docket.runner.journal import CallJournal
@@ -60,6 +61,7 @@ async def judge_pairs(
     executor: Executor | SavingExecutor | None = None,
     filtered: bool = False,
     required_reviews: int = 1,
+    kept: Mapping[Key, dict[str, Completion]] | None = None,
 ) -> Tally:
     """Judge the unfinished ``pairs`` of ``job``, saving finished pairs in small batches.
 
@@ -67,8 +69,9 @@ async def judge_pairs(
     runs the calls (default: this process; see :mod:`docket.runner.ray_executor`). An
     executor whose workers save in the store themselves gets the pairs unclaimed, and this
     process writes nothing per pair. ``filtered``: the caller already left out the pairs
-    judged or failed before (a worker's batch), so the job's keys are not read. A model that
-    stays unavailable stops the run: saved pairs stay saved and the error is returned in
+    judged or failed before (a worker's batch), so the job's keys are not read. ``kept``:
+    calls answered before the run (a method's check of its model), replayed by their
+    pairs. A model that stays unavailable stops the run: saved pairs stay saved and the error is returned in
     the tally (``error``, not raised) so the caller can report it after the batch step. Escalated
     judgments are queued for ``required_reviews`` reviewers as they are saved, unless the
     judge has a batch step (which may change them; :func:`docket.jobs.run_job` queues after it).
@@ -77,6 +80,7 @@ async def judge_pairs(
     tally = tally if tally is not None else Tally()
     claim_batch = min(concurrency, MAX_CLAIM)
     journal = CallJournal(job)
+    journal.kept.update(kept or {})  # calls answered before the run, for their pairs to replay
     claimer = _claimer(store, job, owner, claim_batch, tally, retry_failed, lease_s, filtered,
                        pairs)  # fmt: skip
     claimer.journal = journal

@@ -54,7 +54,8 @@ class CallJournal:
     def read(self, session: Session, keys: list[Key]) -> None:
         """Load the kept calls of ``keys`` (just claimed) for their pairs to replay."""
         for key, calls in calls_of(session, self.job, keys).items():
-            self.kept[key] = {k: Completion.from_json(data) for k, data in calls.items()}
+            kept = {k: Completion.from_json(data) for k, data in calls.items()}
+            self.kept[key] = {**self.kept.get(key, {}), **kept}
             self.stored.add(key)
 
     def begin(self, key: Key) -> PairCalls:

@@ -199,6 +199,14 @@ class CapGate:
             left["escalations"] = left.get("escalations", 0) - 1
         self._give({k: -v for k, v in left.items()})
 
+    def charge(self, completions: list[Completion]) -> None:
+        """Count calls answered before the caps were set (a method's check of its model)."""
+        if completions:
+            self._give({"calls": len(completions),
+                        "tokens": sum(c.prompt_tokens + c.completion_tokens for c in completions),
+                        "cost": sum(self.price.cost(c.prompt_tokens, c.cached_prompt_tokens,
+                                                    c.completion_tokens) for c in completions)})  # fmt: skip
+
     # -- a batch step's escalations ---------------------------------------------------------
     def escalations_left(self) -> float | None:
         """Escalations the cap still allows (None: no escalation cap)."""
