@@ -117,12 +117,22 @@ def test_the_calls_a_job_needs(tmp_path: Path, method: str) -> None:
 
 
 def _saved(db: str) -> int:
+    return len(_judgments(db))
+
+
+def _judgments(db: str) -> list:
     store = open_store(db)
     try:
         with store.read_session() as session:
-            return len(load_judgments(session, "j"))
+            return load_judgments(session, "j")
     finally:
         store.close()
+
+
+def _calls_in_pair_usage(db: str) -> tuple[int, int]:
+    """Calls in the stored pairs' usage, and how many of them a resume replayed."""
+    usages = [j.usage for j in _judgments(db)]
+    return sum(u["calls"] for u in usages), sum(u.get("replayed", 0) for u in usages)
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -163,10 +173,15 @@ def test_a_stopped_run_resumes_without_paying_a_call_twice(
         assert _saved(db) < PAIRS
         gate.open()
         rerun = _judge(pairs, server.model(), db, method)
-        _out, err = rerun.communicate(timeout=120)
+        out, err = rerun.communicate(timeout=120)
         assert rerun.returncode == 0, err[-3000:]
     assert _saved(db) == PAIRS
     assert before < needed and gate.answered == needed  # run + resume paid each call once
+    # Each pair's usage counts every call it was answered with, replayed ones included
+    # (they were paid, in the stopped run), so the job's pairs add up to what it paid.
+    calls, replayed = _calls_in_pair_usage(db)
+    assert calls == needed and replayed > 0
+    assert f"this run replayed {replayed} calls" in " ".join(out.split())
 
 
 @pytest.mark.parametrize("method", sorted(METHODS))

@@ -155,6 +155,9 @@ def totals_table(digest: Digest, run: JobRun) -> Table:
         "re-asked: replies that could not be read (each was asked once more)\n"
         "decided: " + ", ".join(f"{name} {decided[name]}" for name in sorted(decided))
     )
+    if usage.replayed:
+        table.caption += (f"\nthis run replayed {usage.replayed} calls its job paid for before "
+                          "(kept in the store), and paid nothing for them")  # fmt: skip
     if grades:
         table.caption += "\ngrades: " + ", ".join(f"{g}: {grades[g]}" for g in sorted(grades))
     return table

@@ -182,10 +182,12 @@ class Model:
         journal = pair_calls.get()
         keepers = [k for k in (journal, self.cache) if k is not None]
         key = RequestKey(request, self.name)
-        if (hit := self._recall(key, keepers)) is not None:
-            completion = replace(hit, cached=True, retries=0)
-            self.usage.add_completion(self.name, completion)
-            return completion
+        if (hit := self._recall(key, journal, keepers)) is not None:
+            if hit.replayed:  # paid before this run, and counted by the run that paid it
+                self.usage.replayed += 1
+            else:
+                self.usage.add_completion(self.name, hit)
+            return hit
         await self._ask_server_once()
         completion = await self._call_with_retries(request, timeout_s)
         for keeper in keepers:
@@ -193,14 +195,22 @@ class Model:
         self.usage.add_completion(self.name, completion)
         return completion
 
-    def _recall(self, key: RequestKey, keepers: list[Recall]) -> Completion | None:
-        # The pair's journal first (kept with the job), then the user's cache; a cache hit
-        # goes into the journal too, so a resume elsewhere (another cache) replays it.
+    def _recall(
+        self, key: RequestKey, journal: Recall | None, keepers: list[Recall]
+    ) -> Completion | None:
+        # The pair's journal first (kept with the job), then the user's cache. A journal
+        # answer the job paid for is a replay; one it had from the cache stays a cache
+        # hit. A cache hit goes into the journal too (as a hit), so a resume elsewhere
+        # (another cache) replays it without counting it as paid.
         for index, keeper in enumerate(keepers):
-            if (hit := keeper.get(key)) is not None:
-                for earlier in keepers[:index]:
-                    earlier.put(key, self.name, hit)
-                return hit
+            if (hit := keeper.get(key)) is None:
+                continue
+            if keeper is journal and not hit.cached:
+                return replace(hit, replayed=True, retries=0)
+            hit = replace(hit, cached=True, replayed=False, retries=0)
+            for earlier in keepers[:index]:
+                earlier.put(key, self.name, hit)
+            return hit
         return None
 
     async def _call_with_retries(self, request: Request, timeout_s: float | None) -> Completion:

@@ -91,8 +91,12 @@ class Completion:
     finish_reason: str = "stop"
     latency_s: float = 0.0
     cached: bool = False
+    """Answered from the response cache (or kept as such): nobody paid for it."""
     retries: int = 0
     """Transient failures retried before this answer came (0 for a cache hit)."""
+    replayed: bool = False
+    """Answered from the job's call journal: paid by this job before this run (an earlier,
+    stopped run, or a method's check of its model), so it costs the run nothing again."""
 
     def to_json(self) -> dict[str, Any]:
         """Serialise for the response cache and judgment records."""

@@ -47,12 +47,21 @@ class Usage:
     retries: int = 0
     parse_failures: int = 0
     failures: int = 0
+    replayed: int = 0
+    """Calls answered from the job's call journal, paid before this run. A pair's usage
+    counts them among its ``calls`` (the job paid them); a run's does not (the run that
+    paid them counted them), so the job's spend counts each call once."""
 
     def add_completion(self, model_name: str, completion: Completion) -> None:
-        """Count one answered call (a cache hit counts as a hit, not a call)."""
+        """Count one answered call for a pair (a cache hit counts as a hit, not a call).
+
+        A call replayed from the job's journal counts as a call, with its tokens and cost:
+        the job paid for it, in the run that made it.
+        """
         if completion.cached:
             self.cache_hits += 1
             return
+        self.replayed += completion.replayed
         self.calls += 1
         self.retries += completion.retries
         self.prompt_tokens += completion.prompt_tokens
