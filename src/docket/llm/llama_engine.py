@@ -11,6 +11,7 @@ never loaded with ``logits_all=True`` (vocabularies have 150k+ tokens).
 
 from __future__ import annotations
 
+import atexit
 import os
 import random
 import threading
@@ -54,6 +55,18 @@ def default_threads() -> int:
         return len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         return os.cpu_count() or 1
+
+
+@atexit.register
+def _close_engines() -> None:
+    # Free the models while the interpreter is whole: left to garbage collection at exit,
+    # llama-cpp-python's finalizer can run after its module globals are gone, and then
+    # prints a TypeError traceback (as at the end of a CI run of the suite).
+    with _LOAD_LOCK:
+        engines = list(_ENGINES.values())
+        _ENGINES.clear()
+    for engine in engines:
+        engine.llm.close()
 
 
 def get_engine(path: Path, n_ctx: int, n_threads: int) -> LlamaEngine:
