@@ -70,9 +70,8 @@ def run_job(
             the spec's method builds; the job records its ``method``. Local executor only.
 
     Returns:
-        The run; ``run.error`` holds the model failure that stopped it early, if any
-        (the finished pairs are saved either way; :meth:`JobRun.raise_for_error`); a run
-        the spec's caps stopped has ``stopped_by`` set, and a rerun with higher caps resumes.
+        The run; ``run.error`` holds a model failure that stopped it early (finished pairs
+        are saved: :meth:`JobRun.raise_for_error`); ``stopped_by`` names a cap that stopped it.
 
     Raises:
         InputError: a malformed pair (file and line, or DataFrame row, and column).
@@ -92,9 +91,7 @@ def run_job(
     open_job(opened, name, spec, source or loaded.source, method=judge.method)
     check_guidance(opened, name, loaded.guidance)
     planned = _track(loaded, tracked, name, opened, models)
-    caps = _caps(spec, opened, name, models)
-    if caps is not None and checked is not None:
-        caps.charge([completion for _, _, completion in checked[1].new])  # paid before the caps
+    caps = _caps(spec, opened, name, models, checked)
     started = time.monotonic()
     tally, usage = _judge_all(opened, name, loaded, judge, caps, spec, models, on_progress,
                               checked)  # fmt: skip
@@ -233,8 +230,14 @@ def check_caps(spec: JobSpec) -> None:
         )
 
 
-def _caps(spec: JobSpec, store: Store, job: str, models: ModelPool) -> CapGate | None:
-    """The job's caps, made the gate of every model of the run (None: no caps)."""
+def _caps(
+    spec: JobSpec, store: Store, job: str, models: ModelPool, checked: Checked | None
+) -> CapGate | None:
+    """The job's caps, made the gate of every model of the run (None: no caps).
+
+    The call of the judge's check (``checked``), made before the caps were set, is charged
+    to them.
+    """
     caps = spec.bill.caps
     if not caps.any:
         return None
@@ -242,4 +245,6 @@ def _caps(spec: JobSpec, store: Store, job: str, models: ModelPool) -> CapGate |
     models.gate = gate
     for model in models.models.values():
         model.gate = gate
+    if checked is not None:
+        gate.charge([completion for _, _, completion in checked[1].new])
     return gate
