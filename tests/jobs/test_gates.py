@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from docket.cli.main import app, main
-from docket.errors import ConfigError
+from docket.errors import ConfigError, TransientModelError
 from docket.jobs import Caps, JobSpec, run_job, run_pilot
 from docket.llm.fake import register_fake
 from docket.llm.types import Completion, Request, TokenLogprob
@@ -120,6 +120,33 @@ def test_laras_check_of_its_model_is_the_first_pairs_own_call_and_the_cap_counts
     assert run.outcome.judged == 12 and script.calls == 12
     with open_store(db).read_session() as session:
         assert spend_of(session, "l")["calls"] == 12
+
+
+class FailsFirst(Lara):
+    """Lara whose very first request fails once (a transient server error, retried)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.attempts = 0
+
+    def __call__(self, request: Request) -> Completion:
+        self.attempts += 1
+        if self.attempts == 1:
+            raise TransientModelError("injected fault")
+        return super().__call__(request)
+
+
+def test_a_retried_check_counts_each_attempt_against_the_cap(tmp_path) -> None:
+    """The check's call needed two requests: the cap of 6 calls counts both, so the server
+    sees 6 requests in all (it saw 7 when the check counted as one)."""
+    script = FailsFirst()
+    model = register_fake("gate-lara-retried", script)
+    db = str(tmp_path / "d.db")
+    run = run_job(EXAMPLES, job="l", method="lara", model=model, db=db, cache="off",
+                  caps=Caps(calls=6))  # fmt: skip
+    assert run.stopped_by and script.attempts == 6
+    with open_store(db).read_session() as session:
+        assert spend_of(session, "l")["calls"] == 6
 
 
 def _refuse_logprobs(body: dict) -> Reply | str:

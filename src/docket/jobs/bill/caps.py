@@ -200,9 +200,12 @@ class CapGate:
         self._give({k: -v for k, v in left.items()})
 
     def charge(self, completions: list[Completion]) -> None:
-        """Count calls answered before the caps were set (a method's check of its model)."""
+        """Count calls answered before the caps were set (a method's check of its model).
+
+        Each attempt counts as a call, the retried ones too, as the gate counts its own.
+        """
         if completions:
-            self._give({"calls": len(completions),
+            self._give({"calls": sum(1 + c.retries for c in completions),
                         "tokens": sum(c.prompt_tokens + c.completion_tokens for c in completions),
                         "cost": sum(self.price.cost(c.prompt_tokens, c.cached_prompt_tokens,
                                                     c.completion_tokens) for c in completions)})  # fmt: skip
