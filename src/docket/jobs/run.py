@@ -31,7 +31,7 @@ from docket.llm.usage import Usage
 from docket.relevance import Judge, build_judge
 from docket.relevance.lara import LaraJudge
 from docket.runner import StoredResults, Tally, enqueue_escalations, finalize_job, judge_pairs
-from docket.runner.journal import PairCalls
+from docket.runner.journal import Kept, PairCalls
 from docket.store import Store, finished_keys
 from docket.store.claims import failed_pairs
 from docket.store.spend import add_note
@@ -127,36 +127,31 @@ def _judge(judge: Judge | None, spec: JobSpec, models: ModelPool) -> Judge:
     return judge
 
 
-Checked = tuple[tuple[str, str], PairCalls]
-"""The pair whose own call answered the judge's check, and that call (kept for the pair)."""
-
-
-def check_judge(judge: Judge, loaded: JobInput, store: Store, job: str) -> Checked | None:
+def check_judge(judge: Judge, loaded: JobInput, store: Store, job: str) -> Kept:
     """Ask the judge's model what the method needs of it (LARA: log-probabilities), once.
 
     Asked with the first pair still to judge; the answer is returned to be replayed as that
-    pair's own call, whatever the cache setting, so it is paid once. A finished job asks
-    nothing.
+    pair's own call, whatever the cache setting, so it is paid once. A finished job, or a
+    method that needs nothing checked, asks nothing (an empty mapping).
     """
     if not isinstance(judge, LaraJudge):
-        return None
+        return {}
     with store.read_session() as session:
         done = finished_keys(session, job)
     first = next((pair for pair in loaded if pair.key not in done), None)
     if first is None:
-        return None
+        return {}
     calls = PairCalls()
     with journaled(calls):
         asyncio.run(judge.check_logprobs(first))
-    return first.key, calls
+    return {first.key: {str(key): completion for key, _, completion in calls.new}}
 
 
 def _judge_all(
     store: Store, job: str, loaded: JobInput, judge: Judge, caps: CapGate | None,
-    spec: JobSpec, models: ModelPool, on_progress: Progress | None, checked: Checked | None,
+    spec: JobSpec, models: ModelPool, on_progress: Progress | None, checked: Kept,
 ) -> tuple[Tally, Usage]:  # fmt: skip
     """The runner's loop over the pairs (within the caps), then the method's batch step."""
-    kept = {} if checked is None else {checked[0]: {str(k): c for k, _, c in checked[1].new}}
     feed = loaded if caps is None else until_stopped(loaded, caps)
     judge = judge if caps is None else CappedJudge(judge, caps)
     tally, total = Tally(), len(loaded)
@@ -167,7 +162,7 @@ def _judge_all(
                 store, job, feed, judge, concurrency=models.pairs_at_once(),
                 retry_failed=spec.retry_failed, tally=tally, executor=executor,
                 on_result=lambda _pair, _judgment: report(tally.settled, total),
-                required_reviews=spec.reviews, kept=kept,
+                required_reviews=spec.reviews, kept=checked,
             )
         )  # fmt: skip
         usage = run_usage(models, executor)
@@ -231,7 +226,7 @@ def check_caps(spec: JobSpec) -> None:
 
 
 def _caps(
-    spec: JobSpec, store: Store, job: str, models: ModelPool, checked: Checked | None
+    spec: JobSpec, store: Store, job: str, models: ModelPool, checked: Kept
 ) -> CapGate | None:
     """The job's caps, made the gate of every model of the run (None: no caps).
 
@@ -245,6 +240,5 @@ def _caps(
     models.gate = gate
     for model in models.models.values():
         model.gate = gate
-    if checked is not None:
-        gate.charge([completion for _, _, completion in checked[1].new])
+    gate.charge([completion for calls in checked.values() for completion in calls.values()])
     return gate

@@ -207,7 +207,7 @@ class Model:
                 continue
             if keeper is journal and not hit.cached:
                 return replace(hit, replayed=True, retries=0)
-            hit = replace(hit, cached=True, replayed=False, retries=0)
+            hit = replace(hit, cached=True, retries=0)  # nothing kept is ever a replay
             for earlier in keepers[:index]:
                 earlier.put(key, self.name, hit)
             return hit

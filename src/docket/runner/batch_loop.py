@@ -19,17 +19,16 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
 from docket.errors import CapReachedError, ModelUnavailableError, RequestRefusedError
 from docket.fanout import bounded_each
 from docket.llm.cache import journaled
-from docket.llm.types import Completion
 from docket.relevance.types import Judge, Judgment, Pair, complete_judge
 from docket.runner.batches import FLUSH_EVERY_S, Claimer, Key, Tally, Writer, new_owner
-from docket.runner.journal import CallJournal
+from docket.runner.journal import CallJournal, Kept
 from docket.runner.records import judgment_from_record, pair_from_record, save_judgment
 from docket.runner.saving import SavingExecutor, SharedJob, judge_elsewhere
 from docket.store.base import Store
@@ -61,7 +60,7 @@ async def judge_pairs(
     executor: Executor | SavingExecutor | None = None,
     filtered: bool = False,
     required_reviews: int = 1,
-    kept: Mapping[Key, dict[str, Completion]] | None = None,
+    kept: Kept | None = None,
 ) -> Tally:
     """Judge the unfinished ``pairs`` of ``job``, saving finished pairs in small batches.
 
@@ -71,8 +70,8 @@ async def judge_pairs(
     process writes nothing per pair. ``filtered``: the caller already left out the pairs
     judged or failed before (a worker's batch), so the job's keys are not read. ``kept``:
     calls answered before the run (a method's check of its model), replayed by their
-    pairs. A model that stays unavailable stops the run: saved pairs stay saved and the error is returned in
-    the tally (``error``, not raised) so the caller can report it after the batch step. Escalated
+    pairs. A model that stays unavailable stops the run: saved pairs stay saved and the
+    error is returned in the tally (``error``, not raised) so the caller can report it after the batch step. Escalated
     judgments are queued for ``required_reviews`` reviewers as they are saved, unless the
     judge has a batch step (which may change them; :func:`docket.jobs.run_job` queues after it).
     """

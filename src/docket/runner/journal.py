@@ -20,6 +20,8 @@ from docket.llm.types import Completion, RequestKey
 from docket.store.journal import Call, add_calls, calls_of, drop_calls
 
 Key = tuple[str, str]
+Kept = dict[Key, dict[str, Completion]]
+"""Answered calls kept for pairs to replay: by pair, then by request key."""
 
 
 @dataclass
@@ -47,7 +49,7 @@ class CallJournal:
 
     job: str
     open: dict[Key, PairCalls] = field(default_factory=dict)
-    kept: dict[Key, dict[str, Completion]] = field(default_factory=dict)
+    kept: Kept = field(default_factory=dict)
     stored: set[Key] = field(default_factory=set)
     settled: list[Key] = field(default_factory=list)
 
